@@ -1,0 +1,536 @@
+//! [`Position`]: a compact, `Copy` chess position played by copy-make.
+//!
+//! Castling rights are stored as the set of rooks that may still castle
+//! (`castle_rooks`). That one bitboard is exact for standard chess and Chess960
+//! alike: a right belongs to the rook on its square, on its side of its king.
+//! It is updated without branches: any move from or to a square clears that
+//! square, and a king move clears its whole back rank.
+//!
+//! The en-passant square is kept only when an en-passant capture is legal in
+//! the position, so equal positions have equal keys and compare equal.
+
+use crate::attacks::{
+    between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
+};
+use crate::bitboard::Bitboard;
+use crate::moves::{Move, MoveKind};
+use crate::piece::{Color, Piece};
+use crate::square::{File, Rank, Square};
+use crate::zobrist::Zobrist;
+
+/// A chess position.
+#[derive(Clone, Copy)]
+pub struct Position {
+    pub(crate) pieces: [Bitboard; 6],
+    pub(crate) colors: [Bitboard; 2],
+    pub(crate) castle_rooks: Bitboard,
+    pub(crate) hash: u64,
+    pub(crate) keys: &'static Zobrist,
+    pub(crate) ep: Option<Square>,
+    pub(crate) side: Color,
+    pub(crate) chess960: bool,
+    pub(crate) halfmove: u16,
+    pub(crate) fullmove: u16,
+}
+
+impl PartialEq for Position {
+    /// Positions are equal when the board, side, castling rights, en-passant
+    /// square, clocks and notation mode are equal (the key set is not compared).
+    fn eq(&self, other: &Position) -> bool {
+        self.pieces == other.pieces
+            && self.colors == other.colors
+            && self.castle_rooks == other.castle_rooks
+            && self.ep == other.ep
+            && self.side == other.side
+            && self.chess960 == other.chess960
+            && self.halfmove == other.halfmove
+            && self.fullmove == other.fullmove
+    }
+}
+
+impl Eq for Position {}
+
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({})", self.to_fen())
+    }
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position::startpos()
+    }
+}
+
+/// Castling wing.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CastleSide {
+    /// Towards the h-file (king to g, rook to f).
+    King,
+    /// Towards the a-file (king to c, rook to d).
+    Queen,
+}
+
+impl Position {
+    /// The standard start position.
+    pub fn startpos() -> Position {
+        Position::from_fen(crate::fen::STARTPOS).expect("start position FEN is valid")
+    }
+
+    /// An empty board, white to move, for building positions piece by piece
+    /// (crate-internal: callers validate afterwards).
+    pub(crate) fn empty(keys: &'static Zobrist) -> Position {
+        Position {
+            pieces: [Bitboard::EMPTY; 6],
+            colors: [Bitboard::EMPTY; 2],
+            castle_rooks: Bitboard::EMPTY,
+            hash: 0,
+            keys,
+            ep: None,
+            side: Color::White,
+            chess960: false,
+            halfmove: 0,
+            fullmove: 1,
+        }
+    }
+
+    // ----- accessors -----
+
+    /// All pieces of kind `piece`, both colours.
+    #[inline(always)]
+    pub fn pieces(&self, piece: Piece) -> Bitboard {
+        self.pieces[piece.index()]
+    }
+
+    /// All pieces of `color`.
+    #[inline(always)]
+    pub fn colors(&self, color: Color) -> Bitboard {
+        self.colors[color.index()]
+    }
+
+    /// Pieces of kind `piece` and colour `color`.
+    #[inline(always)]
+    pub fn colored(&self, color: Color, piece: Piece) -> Bitboard {
+        self.pieces[piece.index()] & self.colors[color.index()]
+    }
+
+    /// All occupied squares.
+    #[inline(always)]
+    pub fn occupied(&self) -> Bitboard {
+        self.colors[0] | self.colors[1]
+    }
+
+    /// The side to move.
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    /// Pieces of the side to move.
+    #[inline(always)]
+    pub fn us(&self) -> Bitboard {
+        self.colors(self.side)
+    }
+
+    /// Pieces of the side not to move.
+    #[inline(always)]
+    pub fn them(&self) -> Bitboard {
+        self.colors(!self.side)
+    }
+
+    /// The king square of `color`. A position always has exactly one king per side.
+    #[inline(always)]
+    pub fn king(&self, color: Color) -> Square {
+        self.colored(color, Piece::King).lsb()
+    }
+
+    /// Rooks and queens.
+    #[inline(always)]
+    pub fn orthogonal_sliders(&self) -> Bitboard {
+        self.pieces(Piece::Rook) | self.pieces(Piece::Queen)
+    }
+
+    /// Bishops and queens.
+    #[inline(always)]
+    pub fn diagonal_sliders(&self) -> Bitboard {
+        self.pieces(Piece::Bishop) | self.pieces(Piece::Queen)
+    }
+
+    /// The en-passant target square, present only when an en-passant capture is legal.
+    #[inline(always)]
+    pub fn ep_square(&self) -> Option<Square> {
+        self.ep
+    }
+
+    /// The rooks that still have castling rights (both colours).
+    #[inline(always)]
+    pub fn castle_rooks(&self) -> Bitboard {
+        self.castle_rooks
+    }
+
+    /// The castling rook of `color` on `side`, if that right exists.
+    pub fn castle_rook(&self, color: Color, side: CastleSide) -> Option<Square> {
+        let king = self.king(color);
+        let rooks = self.castle_rooks
+            & self.colors(color)
+            & Rank::First.relative(color == Color::White).bitboard();
+        rooks.into_iter().find(|&r| match side {
+            CastleSide::King => r.file() > king.file(),
+            CastleSide::Queen => r.file() < king.file(),
+        })
+    }
+
+    /// Halfmove clock (plies since the last capture or pawn move).
+    pub fn halfmove_clock(&self) -> u16 {
+        self.halfmove
+    }
+
+    /// Fullmove number.
+    pub fn fullmove_number(&self) -> u16 {
+        self.fullmove
+    }
+
+    /// True if castling moves are written the Chess960 way (king takes rook) and
+    /// FEN castling uses Shredder letters.
+    pub fn is_chess960(&self) -> bool {
+        self.chess960
+    }
+
+    /// Switches Chess960 notation on or off (the rules are the same; this only
+    /// changes how castling moves and castling rights are written).
+    pub fn set_chess960(&mut self, chess960: bool) {
+        self.chess960 = chess960;
+    }
+
+    /// The incrementally updated 64-bit Zobrist key.
+    #[inline(always)]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The key set this position's key is computed with.
+    pub fn zobrist(&self) -> &'static Zobrist {
+        self.keys
+    }
+
+    /// The same position with its key recomputed under another key set.
+    pub fn with_zobrist(mut self, keys: &'static Zobrist) -> Position {
+        self.keys = keys;
+        self.hash = self.compute_hash();
+        self
+    }
+
+    /// The piece on `sq`, if any.
+    pub fn piece_on(&self, sq: Square) -> Option<(Color, Piece)> {
+        let color = if self.colors[0].contains(sq) {
+            Color::White
+        } else if self.colors[1].contains(sq) {
+            Color::Black
+        } else {
+            return None;
+        };
+        let piece = Piece::ALL
+            .into_iter()
+            .find(|p| self.pieces[p.index()].contains(sq))?;
+        Some((color, piece))
+    }
+
+    /// The kind of piece on `sq` (caller knows the square is occupied).
+    #[inline(always)]
+    fn kind_on(&self, sq: Square) -> Piece {
+        let bb = sq.bitboard();
+        let mut i = 0;
+        while i < 5 {
+            if (self.pieces[i] & bb).nonempty() {
+                break;
+            }
+            i += 1;
+        }
+        Piece::ALL[i]
+    }
+
+    /// All pieces of either colour that attack `sq` given occupancy `occ`.
+    #[inline]
+    pub fn attackers_to(&self, sq: Square, occ: Bitboard) -> Bitboard {
+        (rook_attacks(sq, occ) & self.orthogonal_sliders())
+            | (bishop_attacks(sq, occ) & self.diagonal_sliders())
+            | (knight_attacks(sq) & self.pieces(Piece::Knight))
+            | (king_attacks(sq) & self.pieces(Piece::King))
+            | (pawn_attacks(Color::White, sq) & self.colored(Color::Black, Piece::Pawn))
+            | (pawn_attacks(Color::Black, sq) & self.colored(Color::White, Piece::Pawn))
+    }
+
+    /// True if a piece of `by` attacks `sq` given occupancy `occ`.
+    #[inline]
+    pub fn is_attacked(&self, sq: Square, by: Color, occ: Bitboard) -> bool {
+        let them = self.colors(by);
+        ((rook_attacks(sq, occ) & self.orthogonal_sliders() & them)
+            | (bishop_attacks(sq, occ) & self.diagonal_sliders() & them)
+            | (knight_attacks(sq) & self.pieces(Piece::Knight) & them)
+            | (king_attacks(sq) & self.pieces(Piece::King) & them)
+            | (pawn_attacks(!by, sq) & self.pieces(Piece::Pawn) & them))
+            .nonempty()
+    }
+
+    /// Pieces giving check to the side to move.
+    pub fn checkers(&self) -> Bitboard {
+        let king = self.king(self.side);
+        self.attackers_to(king, self.occupied()) & self.them()
+    }
+
+    /// True if the side to move is in check.
+    pub fn in_check(&self) -> bool {
+        self.checkers().nonempty()
+    }
+
+    // ----- hashing -----
+
+    /// The Zobrist key computed from scratch (the incremental key must equal it).
+    pub fn compute_hash(&self) -> u64 {
+        let mut h = 0;
+        for color in Color::ALL {
+            for piece in Piece::ALL {
+                for sq in self.colored(color, piece) {
+                    h ^= self.keys.piece(color, piece, sq);
+                }
+            }
+        }
+        for sq in self.castle_rooks {
+            h ^= self.keys.castling(sq);
+        }
+        if let Some(ep) = self.ep {
+            h ^= self.keys.ep(ep.file());
+        }
+        if self.side == Color::Black {
+            h ^= self.keys.black_to_move();
+        }
+        h
+    }
+
+    /// Puts or removes a piece, keeping bitboards and key in step. Every board
+    /// change of `play` goes through here or through `move_piece`, so the key
+    /// cannot be forgotten.
+    #[inline(always)]
+    pub(crate) fn toggle(&mut self, color: Color, piece: Piece, sq: Square) {
+        let bb = sq.bitboard();
+        self.pieces[piece.index()] ^= bb;
+        self.colors[color.index()] ^= bb;
+        self.hash ^= self.keys.piece(color, piece, sq);
+    }
+
+    #[inline(always)]
+    fn move_piece(&mut self, color: Color, piece: Piece, from: Square, to: Square) {
+        let bb = from.bitboard() | to.bitboard();
+        self.pieces[piece.index()] ^= bb;
+        self.colors[color.index()] ^= bb;
+        self.hash ^= self.keys.piece(color, piece, from) ^ self.keys.piece(color, piece, to);
+    }
+
+    #[inline(always)]
+    fn set_castle_rooks(&mut self, rooks: Bitboard) {
+        for sq in self.castle_rooks ^ rooks {
+            self.hash ^= self.keys.castling(sq);
+        }
+        self.castle_rooks = rooks;
+    }
+
+    #[inline(always)]
+    pub(crate) fn set_ep(&mut self, ep: Option<Square>) {
+        if let Some(old) = self.ep {
+            self.hash ^= self.keys.ep(old.file());
+        }
+        if let Some(new) = ep {
+            self.hash ^= self.keys.ep(new.file());
+        }
+        self.ep = ep;
+    }
+
+    // ----- playing moves -----
+
+    /// Plays `mv` if it is legal; returns the new position, or `None` for an
+    /// illegal (or malformed) move. `self` is not changed.
+    pub fn play(&self, mv: Move) -> Option<Position> {
+        if self.is_legal(mv) {
+            Some(self.play_unchecked(mv))
+        } else {
+            None
+        }
+    }
+
+    /// Plays `mv`, trusting that it is legal (as produced by the move
+    /// generator). Safe: an illegal move gives a garbled position, never UB.
+    #[inline]
+    pub fn play_unchecked(&self, mv: Move) -> Position {
+        let piece = self.kind_on(mv.from());
+        self.play_piece(piece, mv)
+    }
+
+    /// Plays `mv` made by `piece` (the generator knows the piece, which saves
+    /// looking it up).
+    #[inline]
+    pub(crate) fn play_piece(&self, piece: Piece, mv: Move) -> Position {
+        let mut pos = *self;
+        let us = self.side;
+        let them = !us;
+        let from = mv.from();
+        let to = mv.to();
+        pos.set_ep(None);
+        pos.halfmove = pos.halfmove.saturating_add(1);
+
+        match mv.kind() {
+            MoveKind::Normal => {
+                if self.colors(them).contains(to) {
+                    pos.toggle(them, self.kind_on(to), to);
+                    pos.halfmove = 0;
+                }
+                pos.move_piece(us, piece, from, to);
+                if piece == Piece::Pawn {
+                    pos.halfmove = 0;
+                    if from.index() ^ to.index() == 16 {
+                        let ep = Square::from_index((from.index() + to.index()) / 2);
+                        if pos.ep_capture_possible_after_push(ep, to) {
+                            pos.set_ep(Some(ep));
+                        }
+                    }
+                }
+            }
+            MoveKind::Promotion => {
+                if self.colors(them).contains(to) {
+                    pos.toggle(them, self.kind_on(to), to);
+                }
+                pos.toggle(us, Piece::Pawn, from);
+                pos.toggle(us, mv.promotion().unwrap_or(Piece::Queen), to);
+                pos.halfmove = 0;
+            }
+            MoveKind::EnPassant => {
+                let captured = Square::new(to.file(), from.rank());
+                pos.toggle(them, Piece::Pawn, captured);
+                pos.move_piece(us, Piece::Pawn, from, to);
+                pos.halfmove = 0;
+            }
+            MoveKind::Castling => {
+                // Remove both pieces before placing them: in Chess960 the king may
+                // land on the rook's square or the other way round.
+                pos.toggle(us, Piece::King, from);
+                pos.toggle(us, Piece::Rook, to);
+                pos.toggle(us, Piece::King, mv.castling_king_target());
+                pos.toggle(us, Piece::Rook, mv.castling_rook_target());
+            }
+        }
+
+        let mut rooks = pos.castle_rooks & !(from.bitboard() | to.bitboard());
+        if piece == Piece::King {
+            rooks &= !Rank::First.relative(us == Color::White).bitboard();
+        }
+        pos.set_castle_rooks(rooks);
+
+        pos.side = them;
+        pos.hash ^= self.keys.black_to_move();
+        if us == Color::Black {
+            pos.fullmove = pos.fullmove.saturating_add(1);
+        }
+        pos
+    }
+
+    /// After a double push to `pushed` (the side to move in `self` is the
+    /// opponent, who might capture): is an en-passant capture on `ep` legal?
+    /// Exact test: for each capturing pawn, make the capture on a scratch
+    /// occupancy and look for any attack on the capturer's king.
+    pub(crate) fn ep_capture_possible_after_push(&self, ep: Square, pushed: Square) -> bool {
+        // The side that would capture is the one *not* to move in `self` until
+        // `play_piece` flips sides, so read it from the pushed pawn's colour.
+        let pusher = if self.colors[0].contains(pushed) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let capturer_side = !pusher;
+        let capturers = pawn_attacks(pusher, ep) & self.colored(capturer_side, Piece::Pawn);
+        if capturers.is_empty() {
+            return false;
+        }
+        capturers
+            .into_iter()
+            .any(|c| self.ep_capture_is_legal(capturer_side, c, ep, pushed))
+    }
+
+    /// Is the en-passant capture `c` x `ep` (removing the pawn on `captured`)
+    /// by `side` legal? Applies the capture to a scratch occupancy and tests the
+    /// king against every enemy piece; this covers the pinned capturer, the
+    /// rank pin through both pawns
+    /// (`8/8/8/KPp4r/8/8/8/7k w - c6`: b5xc6 exposes a5 to h5) and the capture
+    /// that removes a checking pawn.
+    #[inline]
+    pub(crate) fn ep_capture_is_legal(
+        &self,
+        side: Color,
+        c: Square,
+        ep: Square,
+        captured: Square,
+    ) -> bool {
+        let king = self.king(side);
+        let occ = (self.occupied() ^ c.bitboard() ^ captured.bitboard()) | ep.bitboard();
+        let them = self.colors(!side) & !captured.bitboard();
+        let attackers = (rook_attacks(king, occ) & self.orthogonal_sliders())
+            | (bishop_attacks(king, occ) & self.diagonal_sliders())
+            | (knight_attacks(king) & self.pieces(Piece::Knight))
+            | (pawn_attacks(side, king) & self.pieces(Piece::Pawn));
+        (attackers & them).is_empty()
+    }
+
+    /// The colour-flipped twin: board mirrored top to bottom, colours swapped,
+    /// side to move swapped. Perft counts are equal for both.
+    pub fn flipped(&self) -> Position {
+        let mut pos = *self;
+        for p in 0..6 {
+            pos.pieces[p] = self.pieces[p].flip_ranks();
+        }
+        pos.colors = [self.colors[1].flip_ranks(), self.colors[0].flip_ranks()];
+        pos.castle_rooks = self.castle_rooks.flip_ranks();
+        pos.ep = self.ep.map(Square::flip_rank);
+        pos.side = !self.side;
+        pos.hash = pos.compute_hash();
+        pos
+    }
+
+    /// The squares between king and rook plus the destination squares, which
+    /// must be empty (apart from the castling king and rook) for castling.
+    pub(crate) fn castling_path(king: Square, rook: Square) -> (Bitboard, Bitboard) {
+        let rank = king.rank();
+        let (kdest, rdest) = if rook.file() > king.file() {
+            (Square::new(File::G, rank), Square::new(File::F, rank))
+        } else {
+            (Square::new(File::C, rank), Square::new(File::D, rank))
+        };
+        let king_path = between(king, kdest) | kdest.bitboard();
+        let must_be_empty =
+            (king_path | between(king, rook) | between(rook, rdest) | rdest.bitboard())
+                & !(king.bitboard() | rook.bitboard());
+        (must_be_empty, king_path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn castle_rook_finds_each_wing() {
+        let pos = Position::startpos();
+        assert_eq!(
+            pos.castle_rook(Color::White, CastleSide::King),
+            Some(Square::H1)
+        );
+        assert_eq!(
+            pos.castle_rook(Color::Black, CastleSide::Queen),
+            Some(Square::A8)
+        );
+    }
+
+    #[test]
+    fn flipped_twice_is_identity() {
+        let pos = Position::from_fen(crate::fen::KIWIPETE).unwrap();
+        assert_eq!(pos.flipped().flipped(), pos);
+        assert_eq!(pos.flipped().flipped().hash(), pos.hash());
+    }
+}

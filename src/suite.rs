@@ -1,0 +1,352 @@
+//! EPD perft suites: parsing and checking.
+//!
+//! A line is a position (4-field EPD or 6-field FEN) followed by operations
+//! separated by `;`. `Dn count` operations give perft counts. Accepted forms:
+//!
+//! ```text
+//! rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400
+//! rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - ;D1 20;D2 400; id "start"
+//! 8/8/8/8/8/8/8/K6k w - - bm Ka2; id "x"; c0 "a comment; with a semicolon"
+//! # a comment line
+//! ```
+//!
+//! Blank lines and lines starting with `#` are skipped; everything else must
+//! parse, or loading fails with the file name and line number.
+
+use std::path::Path;
+
+use thiserror::Error;
+
+use crate::fen::InvalidFen;
+use crate::position::Position;
+use crate::zobrist::Zobrist;
+
+/// One parsed EPD line.
+#[derive(Clone, Debug)]
+pub struct EpdRecord {
+    /// 1-based line number in its file.
+    pub line: usize,
+    /// The position.
+    pub position: Position,
+    /// The position text as written (4 or 6 fields).
+    pub fen_text: String,
+    /// `(depth, expected count)` pairs in file order.
+    pub depths: Vec<(u32, u64)>,
+    /// The `id` operand, if any (quotes removed).
+    pub id: Option<String>,
+    /// Every operation as `(opcode, operand)`, in order (including `D` ops).
+    pub ops: Vec<(String, String)>,
+}
+
+impl EpdRecord {
+    /// The operand of `opcode`, if present.
+    pub fn op(&self, opcode: &str) -> Option<&str> {
+        self.ops
+            .iter()
+            .find(|(k, _)| k == opcode)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A problem in an EPD line.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum EpdError {
+    /// Fewer than 4 position fields.
+    #[error("expected a position (4 FEN fields) before the operations, found '{0}'")]
+    MissingFields(String),
+    /// The position part is not a valid FEN.
+    #[error("{0}")]
+    Fen(#[from] InvalidFen),
+    /// A `Dn` operation with a bad depth or count.
+    #[error("bad perft operation '{0}': expected 'D<depth> <count>' with decimal numbers")]
+    BadDepthOp(String),
+    /// The same depth twice.
+    #[error("depth {0} is given twice")]
+    DuplicateDepth(u32),
+    /// An unterminated quoted string.
+    #[error("unterminated quoted string in '{0}'")]
+    UnterminatedQuote(String),
+}
+
+/// A suite file that could not be loaded: names the file and line.
+#[derive(Debug, Error)]
+pub enum SuiteError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        /// File path.
+        file: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A line does not parse.
+    #[error("{file}:{line}: {error}")]
+    Line {
+        /// File path.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        error: EpdError,
+    },
+}
+
+/// Splits `text` at `;` outside double quotes.
+fn split_ops(text: &str) -> Result<Vec<&str>, EpdError> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut quoted = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ';' if !quoted => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if quoted {
+        return Err(EpdError::UnterminatedQuote(
+            text.trim().chars().take(80).collect(),
+        ));
+    }
+    parts.push(&text[start..]);
+    Ok(parts)
+}
+
+/// Parses one non-comment EPD line.
+pub fn parse_epd_line(text: &str, line: usize, chess960: bool) -> Result<EpdRecord, EpdError> {
+    let ops_parts = split_ops(text)?;
+    let head = ops_parts[0];
+    let words: Vec<&str> = head.split_whitespace().collect();
+    if words.len() < 4 {
+        return Err(EpdError::MissingFields(
+            text.trim().chars().take(80).collect(),
+        ));
+    }
+    let is_clock = |w: &&str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+    let has_clocks = words.len() >= 6 && is_clock(&words[4]) && is_clock(&words[5]);
+    let fen_words = if has_clocks { 6 } else { 4 };
+    let clocks = has_clocks.then(|| (words[4], words[5]));
+
+    // Operations: the rest of the head (first op without a leading ';'), then the tail.
+    let mut raw_ops: Vec<String> = Vec::new();
+    if words.len() > fen_words {
+        raw_ops.push(words[fen_words..].join(" "));
+    }
+    raw_ops.extend(ops_parts[1..].iter().map(|s| s.trim().to_string()));
+
+    let mut ops = Vec::new();
+    let mut depths: Vec<(u32, u64)> = Vec::new();
+    let mut id = None;
+    let mut halfmove = None;
+    let mut fullmove = None;
+    for op in raw_ops.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let (code, operand) = match op.split_once(char::is_whitespace) {
+            Some((c, rest)) => (c, rest.trim()),
+            None => (op, ""),
+        };
+        if let Some(d) = code
+            .strip_prefix('D')
+            .or_else(|| code.strip_prefix('d'))
+            .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        {
+            let depth: u32 = d
+                .parse()
+                .map_err(|_| EpdError::BadDepthOp(op.to_string()))?;
+            let count: u64 = operand
+                .parse()
+                .ok()
+                .filter(|_| operand.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| EpdError::BadDepthOp(op.to_string()))?;
+            if depths.iter().any(|&(d, _)| d == depth) {
+                return Err(EpdError::DuplicateDepth(depth));
+            }
+            depths.push((depth, count));
+        } else if code == "id" {
+            id = Some(operand.trim_matches('"').to_string());
+        } else if code == "hmvc" {
+            halfmove = Some(operand);
+        } else if code == "fmvn" {
+            fullmove = Some(operand);
+        }
+        ops.push((code.to_string(), operand.to_string()));
+    }
+    let clocks = clocks.or(match (halfmove, fullmove) {
+        (None, None) => None,
+        (h, f) => Some((h.unwrap_or("0"), f.unwrap_or("1"))),
+    });
+    let position = Position::from_fields(&words[..4], clocks, chess960, Zobrist::DEFAULT)?;
+    Ok(EpdRecord {
+        line,
+        position,
+        fen_text: words[..fen_words].join(" "),
+        depths,
+        id,
+        ops,
+    })
+}
+
+/// Parses a whole suite text. `name` is used in error messages.
+pub fn parse_suite(text: &str, name: &str, chess960: bool) -> Result<Vec<EpdRecord>, SuiteError> {
+    let mut records = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let record = parse_epd_line(line, i + 1, chess960).map_err(|error| SuiteError::Line {
+            file: name.to_string(),
+            line: i + 1,
+            error,
+        })?;
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// Reads and parses a suite file.
+pub fn load_suite(path: &Path, chess960: bool) -> Result<Vec<EpdRecord>, SuiteError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| SuiteError::Io {
+        file: name.clone(),
+        source,
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    parse_suite(&text, &name, chess960)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_the_formats_in_the_wild() {
+        let text = "\
+# comment
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 ;D1 20 ;D2 400
+
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - ;D1 20;D2 400; id \"start\"
+8/8/8/8/8/8/8/K6k w - - bm Ka2; id \"x\"; c0 \"a; b\"; D1 3
+";
+        let recs = parse_suite(text, "t", false).unwrap();
+        assert_eq!(recs.len(), 3);
+        assert_eq!(recs[0].depths, vec![(1, 20), (2, 400)]);
+        assert_eq!(recs[0].line, 2);
+        assert_eq!(recs[1].depths, vec![(1, 20), (2, 400)]);
+        assert_eq!(recs[1].id.as_deref(), Some("start"));
+        assert_eq!(recs[2].op("bm"), Some("Ka2"));
+        assert_eq!(recs[2].op("c0"), Some("\"a; b\""));
+        assert_eq!(recs[2].depths, vec![(1, 3)]);
+    }
+
+    #[test]
+    fn malformed_lines_name_file_and_line() {
+        let err = parse_suite("8/8/8/8/8/8/8/K6k w - - ;D1 x\n", "f.epd", false).unwrap_err();
+        assert!(
+            err.to_string().starts_with("f.epd:1: bad perft operation"),
+            "{err}"
+        );
+        let err = parse_suite("\n\nnot a fen ;D1 1\n", "g.epd", false).unwrap_err();
+        assert!(err.to_string().starts_with("g.epd:3:"), "{err}");
+        let err = parse_suite("8/8/8/8/8/8/8/K6k w - - ;D1 3 ;D1 3\n", "h", false).unwrap_err();
+        assert!(matches!(
+            err,
+            SuiteError::Line {
+                error: EpdError::DuplicateDepth(1),
+                ..
+            }
+        ));
+    }
+}
+
+/// Limits for a suite run.
+#[derive(Clone, Debug, Default)]
+pub struct SuiteLimits {
+    /// Skip depths above this.
+    pub max_depth: Option<u32>,
+    /// Skip counts whose expected value is above this.
+    pub max_nodes: Option<u64>,
+}
+
+/// One checked depth.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DepthCheck {
+    /// Depth in plies.
+    pub depth: u32,
+    /// Count from the suite.
+    pub expected: u64,
+    /// Count computed.
+    pub got: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// `expected == got`.
+    pub pass: bool,
+}
+
+/// The outcome of one suite line.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PositionOutcome {
+    /// Suite file.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// `id` operand, if any.
+    pub id: Option<String>,
+    /// Position as written in the file.
+    pub fen: String,
+    /// Depths checked, in file order, up to the first failure.
+    pub checks: Vec<DepthCheck>,
+    /// Depths not run because of `max_depth` / `max_nodes`.
+    pub skipped: Vec<u32>,
+}
+
+impl PositionOutcome {
+    /// True if every checked depth matched.
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(|c| c.pass)
+    }
+}
+
+/// Checks one record: every depth within the limits, in file order, stopping at
+/// the first mismatch (deeper counts of a wrong generator tell nothing new).
+pub fn check_record<P: FnMut(&Position, u32) -> u64>(
+    file: &str,
+    record: &EpdRecord,
+    limits: &SuiteLimits,
+    mut perft: P,
+) -> PositionOutcome {
+    let mut outcome = PositionOutcome {
+        file: file.to_string(),
+        line: record.line,
+        id: record.id.clone(),
+        fen: record.fen_text.clone(),
+        checks: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let mut failed = false;
+    for &(depth, expected) in &record.depths {
+        let too_deep = limits.max_depth.is_some_and(|m| depth > m);
+        let too_big = limits.max_nodes.is_some_and(|m| expected > m);
+        if too_deep || too_big || failed {
+            if !failed {
+                outcome.skipped.push(depth);
+            }
+            continue;
+        }
+        let start = std::time::Instant::now();
+        let got = perft(&record.position, depth);
+        let seconds = start.elapsed().as_secs_f64();
+        let pass = got == expected;
+        outcome.checks.push(DepthCheck {
+            depth,
+            expected,
+            got,
+            seconds,
+            pass,
+        });
+        failed = !pass;
+    }
+    outcome
+}
