@@ -9,6 +9,7 @@
 pub mod attacks;
 pub mod bitboard;
 pub mod cli;
+pub mod engine;
 pub mod error;
 pub mod fen;
 pub mod movegen;

@@ -223,9 +223,14 @@ impl PieceMoves {
         self.to.is_empty()
     }
 
-    /// True if `mv` is one of these moves.
+    /// True if `mv` is one of these moves (exactly: a non-promotion with
+    /// stray promotion bits is a different 16-bit value and does not match).
     pub fn contains(&self, mv: Move) -> bool {
-        mv.from() == self.from && mv.kind() == self.kind && self.to.contains(mv.to())
+        mv.from() == self.from
+            && mv.kind() == self.kind
+            && self.to.contains(mv.to())
+            && (self.kind == MoveKind::Promotion
+                || mv == Move::new(mv.from(), mv.to(), mv.kind(), Piece::Knight))
     }
 }
 

@@ -130,7 +130,9 @@ pub struct SuiteArgs {
 pub fn resolve_position(args: &PositionArgs) -> Result<Position, Error> {
     let text = args.position.join(" ");
     let text = text.trim();
-    let mut pos = if text.is_empty() {
+    let mut pos = if text.is_empty() && !args.position.is_empty() {
+        return Err(crate::fen::InvalidFen::Syntax(crate::fen::FenError::Empty).into());
+    } else if text.is_empty() {
         Position::from_fen_with(STARTPOS, args.chess960, crate::Zobrist::DEFAULT)?
     } else if let Some(fen) = named_position(text) {
         Position::from_fen_with(fen, args.chess960, crate::Zobrist::DEFAULT)?

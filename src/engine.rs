@@ -1,0 +1,348 @@
+//! Driving an external engine that prints perft divides: a UCI engine
+//! (`go perft N`, Stockfish's output) or a perftree script.
+//!
+//! The engine runs as a child process. A reader thread forwards its stdout
+//! lines over a channel so every wait has a timeout: an engine that hangs,
+//! crashes or prints garbage gives an [`EngineError`], never a hang.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+/// What went wrong with an engine.
+#[derive(Debug, Error)]
+pub enum EngineError {
+    /// The command could not be started.
+    #[error("cannot start engine '{command}': {source}")]
+    Spawn {
+        /// The command line.
+        command: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The command line is empty.
+    #[error("engine command is empty")]
+    EmptyCommand,
+    /// The engine exited or closed its output.
+    #[error("engine '{command}' exited unexpectedly while {during}{status}")]
+    Exited {
+        /// The command line.
+        command: String,
+        /// What we were waiting for.
+        during: String,
+        /// Exit status, if known.
+        status: String,
+    },
+    /// No answer in time.
+    #[error("engine '{command}' did not answer within {seconds:.0} s while {during}")]
+    Timeout {
+        /// The command line.
+        command: String,
+        /// Seconds waited.
+        seconds: f64,
+        /// What we were waiting for.
+        during: String,
+    },
+    /// Output that does not follow the protocol.
+    #[error("engine '{command}' sent an unexpected line while {during}: '{line}'")]
+    Protocol {
+        /// The command line.
+        command: String,
+        /// What we were waiting for.
+        during: String,
+        /// The line.
+        line: String,
+    },
+    /// Writing to the engine failed.
+    #[error("cannot write to engine '{command}': {source}")]
+    Write {
+        /// The command line.
+        command: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+/// A divide as printed by an engine: per-move counts and the total.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineDivide {
+    /// `(uci move, count)` in the engine's order.
+    pub moves: Vec<(String, u64)>,
+    /// The total the engine printed.
+    pub total: u64,
+}
+
+/// Splits a command line into words, honouring single and double quotes and
+/// backslash escapes (enough for `--engine "./my engine" --uci`-style input).
+pub fn split_command(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => {
+                if let Some(n) = chars.next() {
+                    word.push(n);
+                }
+            }
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, '\\') => {
+                if let Some(n) = chars.next() {
+                    word.push(n);
+                    in_word = true;
+                }
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+/// Parses a `move: count` line (Stockfish's divide format).
+pub fn parse_divide_line(line: &str) -> Option<(String, u64)> {
+    let (mv, count) = line.split_once(':')?;
+    let mv = mv.trim();
+    if !is_uci_move(mv) {
+        return None;
+    }
+    let count = count.trim();
+    if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((mv.to_string(), count.parse().ok()?))
+}
+
+/// True if `text` looks like a UCI move (`e2e4`, `e7e8q`).
+pub fn is_uci_move(text: &str) -> bool {
+    let b = text.as_bytes();
+    let square = |f: u8, r: u8| (b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r);
+    (b.len() == 4 || (b.len() == 5 && b"nbrq".contains(&b[4])))
+        && square(b[0], b[1])
+        && square(b[2], b[3])
+}
+
+/// A running UCI engine.
+pub struct UciEngine {
+    command: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    timeout: Duration,
+}
+
+impl UciEngine {
+    /// Starts `command` (split into words, quotes honoured), performs the
+    /// `uci`/`uciok` and `isready`/`readyok` handshake.
+    pub fn start(command: &str, timeout: Duration) -> Result<UciEngine, EngineError> {
+        let words = split_command(command);
+        let (program, args) = words.split_first().ok_or(EngineError::EmptyCommand)?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|source| EngineError::Spawn {
+                command: command.to_string(),
+                source,
+            })?;
+        let stdin = child.stdin.take().expect("stdin was piped");
+        let stdout = child.stdout.take().expect("stdout was piped");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut engine = UciEngine {
+            command: command.to_string(),
+            child,
+            stdin,
+            lines: rx,
+            timeout,
+        };
+        engine.send("uci")?;
+        engine.wait_for("uciok", "waiting for 'uciok' after 'uci'")?;
+        engine.sync()?;
+        Ok(engine)
+    }
+
+    /// Sends one line.
+    pub fn send(&mut self, line: &str) -> Result<(), EngineError> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|_| self.stdin.flush())
+            .map_err(|source| EngineError::Write {
+                command: self.command.clone(),
+                source,
+            })
+    }
+
+    /// Sends `isready` and waits for `readyok`.
+    pub fn sync(&mut self) -> Result<(), EngineError> {
+        self.send("isready")?;
+        self.wait_for("readyok", "waiting for 'readyok' after 'isready'")
+    }
+
+    /// Sets a UCI option.
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        self.send(&format!("setoption name {name} value {value}"))?;
+        self.sync()
+    }
+
+    fn next_line(&mut self, during: &str, deadline: Instant) -> Result<String, EngineError> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(left) {
+            Ok(line) => Ok(line),
+            Err(RecvTimeoutError::Timeout) => Err(EngineError::Timeout {
+                command: self.command.clone(),
+                seconds: self.timeout.as_secs_f64(),
+                during: during.to_string(),
+            }),
+            Err(RecvTimeoutError::Disconnected) => {
+                let status = match self.child.wait() {
+                    Ok(s) => format!(" ({s})"),
+                    Err(_) => String::new(),
+                };
+                Err(EngineError::Exited {
+                    command: self.command.clone(),
+                    during: during.to_string(),
+                    status,
+                })
+            }
+        }
+    }
+
+    fn wait_for(&mut self, token: &str, during: &str) -> Result<(), EngineError> {
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            if self.next_line(during, deadline)?.trim() == token {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Runs `position fen <fen> [moves ...]` and `go perft <depth>`, and
+    /// reads the divide. Lines that are not `move: count` or `Nodes searched`
+    /// (info strings, banners) are ignored.
+    pub fn divide(
+        &mut self,
+        fen: &str,
+        moves: &[String],
+        depth: u32,
+    ) -> Result<EngineDivide, EngineError> {
+        let mut cmd = format!("position fen {fen}");
+        if !moves.is_empty() {
+            cmd.push_str(" moves ");
+            cmd.push_str(&moves.join(" "));
+        }
+        self.send(&cmd)?;
+        self.send(&format!("go perft {depth}"))?;
+        let during = format!("running 'go perft {depth}' on '{fen}'");
+        let deadline = Instant::now() + self.timeout;
+        let mut result = Vec::new();
+        loop {
+            let line = self.next_line(&during, deadline)?;
+            let line = line.trim();
+            if let Some(rest) = line.strip_prefix("Nodes searched:") {
+                let total = rest.trim().parse().map_err(|_| EngineError::Protocol {
+                    command: self.command.clone(),
+                    during: during.clone(),
+                    line: line.to_string(),
+                })?;
+                return Ok(EngineDivide {
+                    moves: result,
+                    total,
+                });
+            }
+            if let Some(entry) = parse_divide_line(line) {
+                result.push(entry);
+            }
+        }
+    }
+
+    /// The timeout per request.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+}
+
+impl Drop for UciEngine {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Finds a Stockfish binary: `$STOCKFISH`, then `stockfish` on `PATH`, then
+/// Debian's `/usr/games/stockfish`.
+pub fn find_stockfish() -> Option<String> {
+    if let Ok(path) = std::env::var("STOCKFISH")
+        && !path.is_empty()
+    {
+        return Some(path);
+    }
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path_var).chain([std::path::PathBuf::from("/usr/games")]) {
+        let candidate = dir.join("stockfish");
+        if candidate.is_file() {
+            return Some(candidate.display().to_string());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_command_honours_quotes() {
+        assert_eq!(split_command("stockfish"), vec!["stockfish"]);
+        assert_eq!(
+            split_command(r#"python3 'my engine.py' --x "a b" c\ d"#),
+            vec!["python3", "my engine.py", "--x", "a b", "c d"]
+        );
+        assert!(split_command("   ").is_empty());
+    }
+
+    #[test]
+    fn divide_lines_parse() {
+        assert_eq!(parse_divide_line("e2e4: 20"), Some(("e2e4".into(), 20)));
+        assert_eq!(parse_divide_line("e7e8q: 1"), Some(("e7e8q".into(), 1)));
+        assert_eq!(parse_divide_line("info string x: 1"), None);
+        assert_eq!(parse_divide_line("e2e4: -1"), None);
+    }
+}

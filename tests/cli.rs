@@ -1,0 +1,185 @@
+//! The built binary: output formats and exit codes.
+
+use crate::common::{repo_path, run_perft, stderr, stdout};
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stdout(out)))
+}
+
+#[test]
+fn divide_prints_stockfish_format() {
+    let out = run_perft(&["divide", "5"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    // 20 moves, a blank line, the total (CPW: perft 5 = 4,865,609).
+    assert_eq!(lines.len(), 22, "{text}");
+    for line in &lines[..20] {
+        let (mv, n) = line
+            .split_once(": ")
+            .unwrap_or_else(|| panic!("bad line {line:?}"));
+        assert!(perft::engine::is_uci_move(mv), "{line}");
+        assert!(n.bytes().all(|b| b.is_ascii_digit()), "{line}");
+    }
+    assert_eq!(lines[20], "");
+    assert_eq!(lines[21], "Nodes searched: 4865609");
+    assert!(text.ends_with('\n'));
+}
+
+#[test]
+fn count_json_has_the_required_fields() {
+    let out = run_perft(&["count", "4", "kiwipete", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["nodes"], 4_085_603); // CPW position 2, depth 4
+    assert_eq!(v["nodes_str"], "4085603");
+    assert_eq!(v["depth"], 4);
+    assert!(v["fen"].as_str().unwrap().starts_with("r3k2r/p1ppqpb1"));
+    assert!(v["seconds"].as_f64().unwrap() >= 0.0);
+    assert!(v["nps"].as_f64().is_some());
+}
+
+#[test]
+fn count_zero_is_one_and_text_uses_thousands_separators() {
+    let out = run_perft(&["count", "0"]);
+    assert!(stdout(&out).contains("nodes     1\n"), "{}", stdout(&out));
+    let out = run_perft(&["count", "5"]);
+    assert!(stdout(&out).contains("4,865,609"), "{}", stdout(&out));
+}
+
+#[test]
+fn divide_json_lists_every_move() {
+    let out = run_perft(&["divide", "3", "kiwipete", "--json"]);
+    let v = json(&out);
+    assert_eq!(v["moves"].as_array().unwrap().len(), 48);
+    assert_eq!(v["nodes"], 97_862);
+}
+
+#[test]
+fn chess960_divide_writes_castling_as_king_takes_rook() {
+    let out = run_perft(&[
+        "divide",
+        "1",
+        "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+        "--chess960",
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("e1h1: 1") && text.contains("e1a1: 1"),
+        "{text}"
+    );
+    let out = run_perft(&[
+        "divide",
+        "1",
+        "r3k2r/8/8/8/8/8/8/R3K2R",
+        "w",
+        "KQkq",
+        "-",
+        "0",
+        "1",
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("e1g1: 1") && text.contains("e1c1: 1"),
+        "{text}"
+    );
+    assert!(text.ends_with("Nodes searched: 26\n"), "{text}");
+}
+
+fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("perft-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn suite_passes_and_a_changed_count_exits_1_naming_the_line() {
+    let good = repo_path("positions/standard.epd");
+    let out = run_perft(&["suite", good.to_str().unwrap(), "--max-nodes", "1000000"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).trim_end().ends_with("PASS"));
+
+    let text = std::fs::read_to_string(&good).unwrap();
+    let changed = text.replacen(";D3 97862", ";D3 97863", 1);
+    assert_ne!(changed, text);
+    let path = write_temp("changed.epd", &changed);
+    let out = run_perft(&["suite", path.to_str().unwrap(), "--max-nodes", "1000000"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = stdout(&out);
+    assert!(
+        report.contains("FAIL  ")
+            && report.contains("changed.epd:2  D3  expected 97,863  got 97,862"),
+        "{report}"
+    );
+}
+
+#[test]
+fn suite_json_reports_every_position() {
+    let good = repo_path("positions/tricky.epd");
+    let out = run_perft(&[
+        "suite",
+        good.to_str().unwrap(),
+        "--max-depth",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    assert_eq!(v["kind"], "suite");
+    assert_eq!(v["positions"].as_array().unwrap().len(), 49);
+    assert_eq!(v["summary"]["counts_failed"], 0);
+}
+
+#[test]
+fn malformed_suite_line_exits_2_with_file_and_line() {
+    let path = write_temp(
+        "bad.epd",
+        "8/8/8/8/8/8/8/K6k w - - ;D1 3\n8/8/8/8/8/8/8/K6k w - - ;D1 three\n",
+    );
+    let out = run_perft(&["suite", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("bad.epd:2:") && err.contains("D1 three"),
+        "{err}"
+    );
+    let out = run_perft(&["suite", "no/such/file.epd"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no/such/file.epd"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["count", "x"][..],
+        &["count", "-1"],
+        &["count", "3", "notaposition"],
+        &["count", "3", ""],
+        &["count", "3", "--moves", "e2e5"],
+        &["count", "3", "--moves", "e2e4", "e2e4"],
+        &["divide", "0"],
+        &["suite"],
+        &["frobnicate"],
+        &["count", "3", "--bogus-flag"],
+    ] {
+        let out = run_perft(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).is_empty(), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(!stderr(&out).contains("panicked"));
+    }
+}
+
+#[test]
+fn illegal_move_error_names_the_move_and_position() {
+    let out = run_perft(&["count", "2", "--moves", "e2e4", "e2e4"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("move 2 'e2e4'") && err.contains(" b KQkq"),
+        "{err}"
+    );
+}

@@ -1,0 +1,75 @@
+//! Published perft suites from `positions/` (every count traced to its source
+//! and re-checked with Stockfish; see positions/README.md).
+
+use rayon::prelude::*;
+
+use crate::common::load;
+use perft::perft::perft;
+
+/// Checks every `;Dn` count of `positions/<name>.epd` whose expected value is
+/// at most `cap`; returns how many counts were checked. Fails with the list of
+/// mismatches.
+fn check_suite(name: &str, cap: u64) -> usize {
+    let records = load(name);
+    let jobs: Vec<_> = records
+        .iter()
+        .flat_map(|r| r.depths.iter().map(move |&(d, n)| (r, d, n)))
+        .filter(|&(_, _, n)| n <= cap)
+        .collect();
+    let failures: Vec<String> = jobs
+        .par_iter()
+        .filter_map(|&(r, d, n)| {
+            let got = perft(&r.position, d);
+            (got != n).then(|| format!("{name}.epd:{} D{d}: expected {n}, got {got}", r.line))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    jobs.len()
+}
+
+#[test]
+fn standard_suite_counts_up_to_ten_billion() {
+    // 44 of 53 counts; the 9 above 1e10 nodes (start D8-D13, position 6 D7-D9)
+    // are in `standard_suite_deep` (ignored by default).
+    assert_eq!(check_suite("standard", 10_000_000_000), 44);
+}
+
+#[test]
+#[ignore = "hours of CPU: run with --ignored in a dedicated job"]
+fn standard_suite_deep() {
+    assert_eq!(check_suite("standard", 1_000_000_000_000), 47);
+}
+
+#[test]
+fn tricky_suite_every_count() {
+    assert_eq!(check_suite("tricky", u64::MAX), 300);
+}
+
+#[test]
+fn tricky960_suite_every_count() {
+    assert_eq!(check_suite("tricky960", u64::MAX), 141);
+}
+
+#[test]
+fn perftsuite_every_count_up_to_one_billion() {
+    // All 755 counts are at most 1e9 nodes.
+    assert_eq!(check_suite("perftsuite", 1_000_000_000), 755);
+}
+
+#[test]
+fn chess960_suite_counts_up_to_ten_million() {
+    assert_eq!(check_suite("chess960", 10_000_000), 4052);
+}
+
+#[test]
+fn colour_flipped_twins_have_equal_counts() {
+    for name in ["perftsuite", "tricky", "tricky960", "chess960"] {
+        let records = load(name);
+        records.par_iter().take(300).for_each(|r| {
+            let flipped = r.position.flipped();
+            for &(d, n) in r.depths.iter().filter(|&&(_, n)| n <= 1_000_000) {
+                assert_eq!(perft(&flipped, d), n, "{name}:{} flipped, D{d}", r.line);
+            }
+        });
+    }
+}

@@ -1,0 +1,10 @@
+//! Integration tests: one binary, one module per area.
+
+mod common;
+
+mod cli;
+mod fen_corpus;
+mod hashing;
+mod movegen;
+mod stockfish;
+mod suites;
