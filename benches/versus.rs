@@ -1,0 +1,93 @@
+//! Side-by-side timing of our bulk-counting perft against cozy-chess with the
+//! same loop (copy-make, bulk count at depth 1), interleaved, several rounds,
+//! medians, and the geometric mean of the speed ratios.
+//!
+//! ```sh
+//! RUSTFLAGS="-C target-cpu=native" cargo bench --bench versus
+//! ```
+//! Arguments after `--`: `--rounds N` (default 5), `--quick` (one depth less).
+
+use std::time::Instant;
+
+use perft::Position;
+
+/// The acceptance set of issue 3: (name, FEN, depth, published count).
+const CASES: [(&str, &str, u32, u64); 5] = [
+    ("start", perft::fen::STARTPOS, 6, 119_060_324),
+    ("kiwipete", perft::fen::KIWIPETE, 5, 193_690_690),
+    ("cpw3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 6, 11_030_083),
+    ("cpw4", "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 5, 15_833_292),
+    ("cpw5", "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 5, 89_941_194),
+];
+
+fn cozy_perft(board: &cozy_chess::Board, depth: u32) -> u64 {
+    if depth == 1 {
+        let mut n = 0;
+        board.generate_moves(|moves| {
+            n += moves.len() as u64;
+            false
+        });
+        return n;
+    }
+    let mut n = 0;
+    board.generate_moves(|moves| {
+        for mv in moves {
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            n += cozy_perft(&child, depth - 1);
+        }
+        false
+    });
+    n
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let rounds = args
+        .iter()
+        .position(|a| a == "--rounds")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    let quick = args.iter().any(|a| a == "--quick");
+    println!(
+        "ours: {} sliders; cozy-chess: {}",
+        perft::attacks::SLIDER_LOOKUP,
+        if cfg!(target_feature = "bmi2") { "pext" } else { "magic" }
+    );
+    println!("{:<10} {:>5} {:>12} {:>10} {:>10} {:>8}", "position", "depth", "nodes", "ours Mnps", "cozy Mnps", "ratio");
+    let mut log_sum = 0.0;
+    for (name, fen, depth, expected) in CASES {
+        let depth = if quick { depth - 1 } else { depth };
+        let ours = Position::from_fen(fen).unwrap();
+        let cozy = cozy_chess::Board::from_fen(fen, false).unwrap();
+        let (mut t_ours, mut t_cozy) = (Vec::new(), Vec::new());
+        let mut nodes = 0;
+        for _ in 0..rounds {
+            let t = Instant::now();
+            nodes = perft::perft::perft(&ours, depth);
+            t_ours.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            let n = cozy_perft(&cozy, depth);
+            t_cozy.push(t.elapsed().as_secs_f64());
+            assert_eq!(n, nodes, "{name}: cozy-chess and ours disagree");
+        }
+        if !quick {
+            assert_eq!(nodes, expected, "{name}: wrong count");
+        }
+        let (a, b) = (median(&mut t_ours), median(&mut t_cozy));
+        let ratio = b / a;
+        log_sum += ratio.ln();
+        println!(
+            "{name:<10} {depth:>5} {nodes:>12} {:>10.1} {:>10.1} {ratio:>7.2}x",
+            nodes as f64 / a / 1e6,
+            nodes as f64 / b / 1e6
+        );
+    }
+    println!("geometric mean ratio (ours vs cozy-chess): {:.2}x", (log_sum / CASES.len() as f64).exp());
+}
