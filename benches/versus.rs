@@ -15,9 +15,24 @@ use perft::Position;
 const CASES: [(&str, &str, u32, u64); 5] = [
     ("start", perft::fen::STARTPOS, 6, 119_060_324),
     ("kiwipete", perft::fen::KIWIPETE, 5, 193_690_690),
-    ("cpw3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 6, 11_030_083),
-    ("cpw4", "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 5, 15_833_292),
-    ("cpw5", "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 5, 89_941_194),
+    (
+        "cpw3",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        6,
+        11_030_083,
+    ),
+    (
+        "cpw4",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        5,
+        15_833_292,
+    ),
+    (
+        "cpw5",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        5,
+        89_941_194,
+    ),
 ];
 
 fn cozy_perft(board: &cozy_chess::Board, depth: u32) -> u64 {
@@ -58,9 +73,16 @@ fn main() {
     println!(
         "ours: {} sliders; cozy-chess: {}",
         perft::attacks::SLIDER_LOOKUP,
-        if cfg!(target_feature = "bmi2") { "pext" } else { "magic" }
+        if cfg!(target_feature = "bmi2") {
+            "pext"
+        } else {
+            "magic"
+        }
     );
-    println!("{:<10} {:>5} {:>12} {:>10} {:>10} {:>8}", "position", "depth", "nodes", "ours Mnps", "cozy Mnps", "ratio");
+    println!(
+        "{:<10} {:>5} {:>12} {:>10} {:>10} {:>8}",
+        "position", "depth", "nodes", "ours Mnps", "cozy Mnps", "ratio"
+    );
     let mut log_sum = 0.0;
     for (name, fen, depth, expected) in CASES {
         let depth = if quick { depth - 1 } else { depth };
@@ -89,5 +111,8 @@ fn main() {
             nodes as f64 / b / 1e6
         );
     }
-    println!("geometric mean ratio (ours vs cozy-chess): {:.2}x", (log_sum / CASES.len() as f64).exp());
+    println!(
+        "geometric mean ratio (ours vs cozy-chess): {:.2}x",
+        (log_sum / CASES.len() as f64).exp()
+    );
 }

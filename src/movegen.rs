@@ -44,6 +44,8 @@ pub trait Side: Copy + 'static {
     const RANK_3: Bitboard;
     /// The rank our pawns promote from (7th relative).
     const RANK_7: Bitboard;
+    /// The rank our pawns promote on (8th relative).
+    const RANK_8: Bitboard;
     /// Squares shifted one rank forward.
     fn up(bb: Bitboard) -> Bitboard;
     /// Squares shifted one rank forward and one file towards the a-file.
@@ -69,6 +71,7 @@ impl Side for White {
     type Other = Black;
     const RANK_3: Bitboard = Rank::Third.bitboard();
     const RANK_7: Bitboard = Rank::Seventh.bitboard();
+    const RANK_8: Bitboard = Rank::Eighth.bitboard();
     const UP: i32 = 8;
     #[inline(always)]
     fn up(bb: Bitboard) -> Bitboard {
@@ -89,6 +92,7 @@ impl Side for Black {
     type Other = White;
     const RANK_3: Bitboard = Rank::Sixth.bitboard();
     const RANK_7: Bitboard = Rank::Second.bitboard();
+    const RANK_8: Bitboard = Rank::First.bitboard();
     const UP: i32 = -8;
     #[inline(always)]
     fn up(bb: Bitboard) -> Bitboard {
@@ -203,13 +207,12 @@ pub fn generate_with<S: Side, F: FnMut(PieceMoves) -> bool>(
     let king = pos.king(S::COLOR);
 
     // King moves.
-    let danger = enemy_attacks::<S>(pos, occ ^ king.bitboard());
-    let king_targets = king_attacks(king) & !us & !danger;
-    if king_targets.nonempty()
+    let to = king_targets::<S>(pos, occ, us);
+    if to.nonempty()
         && visit(PieceMoves {
             piece: Piece::King,
             from: king,
-            to: king_targets,
+            to,
             kind: MoveKind::Normal,
         })
     {
@@ -219,23 +222,8 @@ pub fn generate_with<S: Side, F: FnMut(PieceMoves) -> bool>(
         return false;
     }
 
-    // Castling: not in check, path empty, king path not attacked with the
-    // castling rook removed (Chess960: the rook may shield the king's target).
     if info.checkers.is_empty() && (pos.castle_rooks() & us).nonempty() {
-        let mut rooks = Bitboard::EMPTY;
-        for rook in pos.castle_rooks() & us {
-            let (must_be_empty, king_path) = Position::castling_path(king, rook);
-            if (must_be_empty & occ).nonempty() || (king_path & danger).nonempty() {
-                continue;
-            }
-            let occ_without = occ ^ king.bitboard() ^ rook.bitboard();
-            if king_path
-                .into_iter()
-                .all(|sq| !pos.is_attacked(sq, <S::Other as Side>::COLOR, occ_without))
-            {
-                rooks |= rook.bitboard();
-            }
-        }
+        let rooks = castling_targets::<S>(pos, occ);
         if rooks.nonempty()
             && visit(PieceMoves {
                 piece: Piece::King,
@@ -370,15 +358,115 @@ pub fn generate_with<S: Side, F: FnMut(PieceMoves) -> bool>(
     false
 }
 
-/// Counts the legal moves of side `S` (a promotion counts four).
+/// Counts the legal moves of side `S` (a promotion counts four) without
+/// listing them: popcounts of target sets, pawns set-wise.
 #[inline(always)]
 pub fn count<S: Side>(pos: &Position) -> u64 {
-    let mut n = 0u64;
-    generate::<S, _>(pos, &mut |pm| {
-        n += pm.len() as u64;
-        false
-    });
+    let info = NodeInfo::new::<S>(pos);
+    if info.checkers.is_empty() {
+        count_with::<S, false>(pos, &info)
+    } else {
+        count_with::<S, true>(pos, &info)
+    }
+}
+
+/// Number of moves landing on `targets` for pawns: a target on the last rank
+/// is four promotions.
+#[inline(always)]
+fn pawn_target_count<S: Side>(targets: Bitboard) -> u64 {
+    u64::from(targets.len() + 3 * (targets & S::RANK_8).len())
+}
+
+/// Legal king moves of side `S` (not castling).
+#[inline(always)]
+fn king_targets<S: Side>(pos: &Position, occ: Bitboard, us: Bitboard) -> Bitboard {
+    let king = pos.king(S::COLOR);
+    let danger = enemy_attacks::<S>(pos, occ ^ king.bitboard());
+    king_attacks(king) & !us & !danger
+}
+
+#[inline(always)]
+fn count_with<S: Side, const CHECK: bool>(pos: &Position, info: &NodeInfo) -> u64 {
+    let us = pos.colors(S::COLOR);
+    let them = pos.colors(<S::Other as Side>::COLOR);
+    let occ = us | them;
+    let mut n = u64::from(king_targets::<S>(pos, occ, us).len());
+    if CHECK && info.checkers.has_many() {
+        return n;
+    }
+    if !CHECK && (pos.castle_rooks() & us).nonempty() {
+        n += u64::from(castling_targets::<S>(pos, occ).len());
+    }
+    let mask = if CHECK {
+        info.check_mask
+    } else {
+        Bitboard::FULL
+    };
+    let targets = !us & mask;
+    let pinned = info.pin_hv | info.pin_diag;
+
+    for from in pos.pieces(Piece::Knight) & us & !pinned {
+        n += u64::from((knight_attacks(from) & targets).len());
+    }
+    let diag = pos.diagonal_sliders() & us;
+    for from in diag & !pinned {
+        n += u64::from((bishop_attacks(from, occ) & targets).len());
+    }
+    for from in diag & info.pin_diag {
+        n += u64::from((bishop_attacks(from, occ) & targets & info.pin_diag).len());
+    }
+    let orth = pos.orthogonal_sliders() & us;
+    for from in orth & !pinned {
+        n += u64::from((rook_attacks(from, occ) & targets).len());
+    }
+    for from in orth & info.pin_hv {
+        n += u64::from((rook_attacks(from, occ) & targets & info.pin_hv).len());
+    }
+
+    // Pawns, set-wise. A diagonally pinned pawn never pushes and an
+    // orthogonally pinned one never captures; each keeps to its pin ray.
+    let pawns = pos.pieces(Piece::Pawn) & us;
+    let empty = !occ;
+    let free = pawns & !pinned;
+    let single = (S::up(free) | (S::up(pawns & info.pin_hv) & info.pin_hv)) & empty;
+    let double = S::up(single & S::RANK_3) & empty;
+    n += pawn_target_count::<S>(single & mask) + u64::from((double & mask).len());
+    let diag_pinned = pawns & info.pin_diag;
+    let west = (S::up_west(free) | (S::up_west(diag_pinned) & info.pin_diag)) & them;
+    let east = (S::up_east(free) | (S::up_east(diag_pinned) & info.pin_diag)) & them;
+    n += pawn_target_count::<S>(west & mask) + pawn_target_count::<S>(east & mask);
+
+    if let Some(ep) = pos.ep_square() {
+        let captured = Square::from_index((ep.index() as i32 - S::UP) as usize);
+        for from in pawn_attacks(<S::Other as Side>::COLOR, ep) & pawns {
+            n += u64::from(pos.ep_capture_is_legal(S::COLOR, from, ep, captured));
+        }
+    }
     n
+}
+
+/// Castling moves of side `S` (not in check), as the set of castling rooks:
+/// path empty, and no square the king crosses or lands on attacked once king
+/// and rook have left their squares (in Chess960 the rook may shield the
+/// king's target from an enemy rook on the back rank).
+#[inline(always)]
+fn castling_targets<S: Side>(pos: &Position, occ: Bitboard) -> Bitboard {
+    let king = pos.king(S::COLOR);
+    let mut rooks = Bitboard::EMPTY;
+    for rook in pos.castle_rooks() & pos.colors(S::COLOR) {
+        let (must_be_empty, king_path) = Position::castling_path(king, rook);
+        if (must_be_empty & occ).nonempty() {
+            continue;
+        }
+        let occ_without = occ ^ king.bitboard() ^ rook.bitboard();
+        if king_path
+            .into_iter()
+            .all(|sq| !pos.is_attacked(sq, <S::Other as Side>::COLOR, occ_without))
+        {
+            rooks |= rook.bitboard();
+        }
+    }
+    rooks
 }
 
 impl Position {
