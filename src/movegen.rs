@@ -40,7 +40,9 @@ pub trait Side: Copy + 'static {
     const COLOR: Color;
     /// The other side.
     type Other: Side;
-    /// The rank our pawns double-push from, as a bitboard.
+    /// Our back rank.
+    const RANK_1: Bitboard;
+    /// The rank our pawns land on after a single push from the start rank.
     const RANK_3: Bitboard;
     /// The rank our pawns promote from (7th relative).
     const RANK_7: Bitboard;
@@ -69,6 +71,7 @@ const NOT_H: u64 = !0x8080_8080_8080_8080;
 impl Side for White {
     const COLOR: Color = Color::White;
     type Other = Black;
+    const RANK_1: Bitboard = Rank::First.bitboard();
     const RANK_3: Bitboard = Rank::Third.bitboard();
     const RANK_7: Bitboard = Rank::Seventh.bitboard();
     const RANK_8: Bitboard = Rank::Eighth.bitboard();
@@ -90,6 +93,7 @@ impl Side for White {
 impl Side for Black {
     const COLOR: Color = Color::Black;
     type Other = White;
+    const RANK_1: Bitboard = Rank::Eighth.bitboard();
     const RANK_3: Bitboard = Rank::Sixth.bitboard();
     const RANK_7: Bitboard = Rank::Second.bitboard();
     const RANK_8: Bitboard = Rank::First.bitboard();

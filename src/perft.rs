@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::movegen::{self, Black, Side, White};
-use crate::moves::Move;
+use crate::moves::{Move, MoveKind, PROMOTION_PIECES};
 use crate::piece::Color;
 use crate::position::Position;
 
@@ -33,16 +33,42 @@ fn perft_side<S: Side>(pos: &Position, depth: u32) -> u64 {
         1 => movegen::count::<S>(pos),
         _ => {
             let mut nodes = 0;
-            movegen::generate::<S, _>(pos, &mut |pm| {
-                for mv in pm {
-                    let child = pos.play_piece(pm.piece, mv);
-                    nodes += perft_side::<S::Other>(&child, depth - 1);
-                }
-                false
+            for_each_child::<S, false>(pos, |child| {
+                nodes += perft_side::<S::Other>(child, depth - 1);
             });
             nodes
         }
     }
+}
+
+/// Calls `f` with every child position of `pos` (side `S` to move), made by
+/// the perft makes: exact board, rights and en passant, the key only when
+/// `KEYS`, no clocks.
+#[inline(always)]
+fn for_each_child<S: Side, const KEYS: bool>(pos: &Position, mut f: impl FnMut(&Position)) {
+    movegen::generate::<S, _>(pos, &mut |pm| {
+        match pm.kind {
+            MoveKind::Normal => {
+                for to in pm.to {
+                    f(&pos.make_normal::<S, KEYS>(pm.piece, pm.from, to));
+                }
+            }
+            MoveKind::Promotion => {
+                for to in pm.to {
+                    for piece in PROMOTION_PIECES {
+                        f(&pos.make_promotion::<S, KEYS>(pm.from, to, piece));
+                    }
+                }
+            }
+            // Rare: the general make.
+            MoveKind::EnPassant | MoveKind::Castling => {
+                for mv in pm {
+                    f(&pos.play_piece(pm.piece, mv));
+                }
+            }
+        }
+        false
+    });
 }
 
 /// Perft without bulk counting: every leaf is reached by playing its move.

@@ -13,6 +13,7 @@ use crate::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
 };
 use crate::bitboard::Bitboard;
+use crate::movegen::Side;
 use crate::moves::{Move, MoveKind};
 use crate::piece::{Color, Piece};
 use crate::square::{File, Rank, Square};
@@ -430,6 +431,103 @@ impl Position {
             pos.fullmove = pos.fullmove.saturating_add(1);
         }
         pos
+    }
+
+    /// Copy-make for perft, for side `S` to move: board, side, castling rights
+    /// and en-passant square are exact; the key is kept only when `KEYS` (the
+    /// hashed perft needs it, the plain one does not); clocks are not kept.
+    /// `piece` moves from `from` to `to` with a normal move or capture.
+    #[inline(always)]
+    pub(crate) fn make_normal<S: Side, const KEYS: bool>(
+        &self,
+        piece: Piece,
+        from: Square,
+        to: Square,
+    ) -> Position {
+        let mut p = *self;
+        let us = S::COLOR.index();
+        let them = 1 - us;
+        let from_bb = from.bitboard();
+        let to_bb = to.bitboard();
+        let moved = from_bb | to_bb;
+        if KEYS {
+            if self.colors[them] & to_bb != Bitboard::EMPTY {
+                p.hash ^= self.keys.piece(!S::COLOR, self.kind_on(to), to);
+            }
+            p.hash ^= self.keys.piece(S::COLOR, piece, from) ^ self.keys.piece(S::COLOR, piece, to);
+        }
+        // A capture: clear the target in every piece set (no branch, no lookup).
+        for bb in &mut p.pieces {
+            *bb &= !to_bb;
+        }
+        p.pieces[piece.index()] ^= moved;
+        p.colors[them] &= !to_bb;
+        p.colors[us] ^= moved;
+        let mut rooks = p.castle_rooks & !moved;
+        if piece == Piece::King {
+            rooks &= !S::RANK_1;
+        }
+        p.finish_make::<S, KEYS>(rooks);
+        if piece == Piece::Pawn && from.index() ^ to.index() == 16 {
+            let ep = Square::from_index((from.index() + to.index()) / 2);
+            if p.ep_capture_possible_after_push(ep, to) {
+                p.ep = Some(ep);
+                if KEYS {
+                    p.hash ^= self.keys.ep(ep.file());
+                }
+            }
+        }
+        p
+    }
+
+    /// [`make_normal`](Self::make_normal) for a promotion to `promotion`.
+    #[inline(always)]
+    pub(crate) fn make_promotion<S: Side, const KEYS: bool>(
+        &self,
+        from: Square,
+        to: Square,
+        promotion: Piece,
+    ) -> Position {
+        let mut p = *self;
+        let us = S::COLOR.index();
+        let them = 1 - us;
+        let from_bb = from.bitboard();
+        let to_bb = to.bitboard();
+        if KEYS {
+            if self.colors[them] & to_bb != Bitboard::EMPTY {
+                p.hash ^= self.keys.piece(!S::COLOR, self.kind_on(to), to);
+            }
+            p.hash ^= self.keys.piece(S::COLOR, Piece::Pawn, from)
+                ^ self.keys.piece(S::COLOR, promotion, to);
+        }
+        for bb in &mut p.pieces {
+            *bb &= !to_bb;
+        }
+        p.pieces[Piece::Pawn.index()] ^= from_bb;
+        p.pieces[promotion.index()] |= to_bb;
+        p.colors[them] &= !to_bb;
+        p.colors[us] ^= from_bb | to_bb;
+        let rooks = p.castle_rooks & !to_bb;
+        p.finish_make::<S, KEYS>(rooks);
+        p
+    }
+
+    /// Common tail of the perft makes: castling rights, en passant cleared,
+    /// side flipped, and their keys.
+    #[inline(always)]
+    fn finish_make<S: Side, const KEYS: bool>(&mut self, rooks: Bitboard) {
+        if KEYS {
+            for sq in self.castle_rooks ^ rooks {
+                self.hash ^= self.keys.castling(sq);
+            }
+            if let Some(ep) = self.ep {
+                self.hash ^= self.keys.ep(ep.file());
+            }
+            self.hash ^= self.keys.black_to_move();
+        }
+        self.castle_rooks = rooks;
+        self.ep = None;
+        self.side = <S::Other as Side>::COLOR;
     }
 
     /// After a double push to `pushed` (the side to move in `self` is the
