@@ -70,6 +70,23 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
     let quick = args.iter().any(|a| a == "--quick");
+    // `--only ours|cozy`: one side only, one round, one depth less (for
+    // instruction counting under valgrind; no ratio is printed).
+    if let Some(which) = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+    {
+        for (name, fen, depth, _) in CASES {
+            let n = if which == "cozy" {
+                cozy_perft(&cozy_chess::Board::from_fen(fen, false).unwrap(), depth - 1)
+            } else {
+                perft::perft::perft(&Position::from_fen(fen).unwrap(), depth - 1)
+            };
+            println!("{which} {name} D{} {n}", depth - 1);
+        }
+        return;
+    }
     println!(
         "ours: {} sliders; cozy-chess: {}",
         perft::attacks::SLIDER_LOOKUP,

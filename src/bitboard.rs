@@ -55,7 +55,7 @@ impl Bitboard {
     /// True if `sq` is in the set.
     #[inline(always)]
     pub const fn contains(self, sq: Square) -> bool {
-        self.0 & (1u64 << sq as u8) != 0
+        self.0 & (1u64 << sq.index()) != 0
     }
 
     /// The lowest square, if any.

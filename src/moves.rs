@@ -55,8 +55,8 @@ impl Move {
             _ => 0,
         };
         Move(
-            to as u16
-                | (from as u16) << Self::FROM_SHIFT
+            to.index() as u16
+                | (from.index() as u16) << Self::FROM_SHIFT
                 | promo << Self::PROMO_SHIFT
                 | (kind as u16) << Self::KIND_SHIFT,
         )
@@ -132,7 +132,7 @@ impl Move {
     /// For castling, the king's destination square (g- or c-file).
     pub const fn castling_king_target(self) -> Square {
         let (from, to) = (self.from(), self.to());
-        let file = if (to as u8 & 7) > (from as u8 & 7) {
+        let file = if (to.index() & 7) > (from.index() & 7) {
             File::G
         } else {
             File::C
@@ -143,7 +143,7 @@ impl Move {
     /// For castling, the rook's destination square (f- or d-file).
     pub const fn castling_rook_target(self) -> Square {
         let (from, to) = (self.from(), self.to());
-        let file = if (to as u8 & 7) > (from as u8 & 7) {
+        let file = if (to.index() & 7) > (from.index() & 7) {
             File::F
         } else {
             File::D

@@ -7,22 +7,34 @@ use std::fmt;
 
 use crate::bitboard::Bitboard;
 
-macro_rules! square_enum {
+macro_rules! squares {
     ($($sq:ident),* $(,)?) => {
-        /// One of the 64 squares of the board.
-        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-        #[repr(u8)]
+        /// One of the 64 squares of the board: a `u8` below 64 (`A1 = 0`,
+        /// `H8 = 63`). A newtype rather than an enum so that converting an
+        /// index to a square is a mask, not a table load (measured on the
+        /// perft hot path); every constructor keeps the value below 64.
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct Square(u8);
+
         #[allow(missing_docs)]
-        pub enum Square { $($sq),* }
+        impl Square {
+            squares!(@consts 0u8; $($sq),*);
+        }
 
         impl Square {
             /// All squares, in index order (`A1`, `B1`, ..., `H8`).
             pub const ALL: [Square; 64] = [$(Square::$sq),*];
+            const NAMES: [&'static str; 64] = [$(stringify!($sq)),*];
         }
     };
+    (@consts $n:expr; $first:ident $(, $rest:ident)*) => {
+        pub const $first: Square = Square($n);
+        squares!(@consts $n + 1; $($rest),*);
+    };
+    (@consts $n:expr;) => {};
 }
 
-square_enum!(
+squares!(
     A1, B1, C1, D1, E1, F1, G1, H1, //
     A2, B2, C2, D2, E2, F2, G2, H2, //
     A3, B3, C3, D3, E3, F3, G3, H3, //
@@ -33,6 +45,12 @@ square_enum!(
     A8, B8, C8, D8, E8, F8, G8, H8,
 );
 
+impl fmt::Debug for Square {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(Square::NAMES[self.index()])
+    }
+}
+
 impl Square {
     /// Number of squares.
     pub const NUM: usize = 64;
@@ -41,14 +59,14 @@ impl Square {
     /// (no panic, no invalid value) and lets the compiler drop the bounds check.
     #[inline(always)]
     pub const fn from_index(index: usize) -> Square {
-        Square::ALL[index & 63]
+        Square((index & 63) as u8)
     }
 
     /// The square with index `index`, or `None` if `index >= 64`.
     #[inline]
     pub const fn try_from_index(index: usize) -> Option<Square> {
         if index < 64 {
-            Some(Square::ALL[index])
+            Some(Square(index as u8))
         } else {
             None
         }
@@ -63,25 +81,25 @@ impl Square {
     /// Index `0..64`.
     #[inline(always)]
     pub const fn index(self) -> usize {
-        self as usize
+        self.0 as usize
     }
 
     /// The file of the square.
     #[inline(always)]
     pub const fn file(self) -> File {
-        File::ALL[self as usize & 7]
+        File::ALL[self.0 as usize & 7]
     }
 
     /// The rank of the square.
     #[inline(always)]
     pub const fn rank(self) -> Rank {
-        Rank::ALL[self as usize >> 3]
+        Rank::ALL[(self.0 as usize >> 3) & 7]
     }
 
     /// The one-square bitboard.
     #[inline(always)]
     pub const fn bitboard(self) -> Bitboard {
-        Bitboard(1u64 << self as u8)
+        Bitboard(1u64 << self.0)
     }
 
     /// The square moved by `df` files and `dr` ranks, or `None` off the board.
@@ -99,7 +117,7 @@ impl Square {
     /// The same square seen from the other side (rank mirrored: `E2` <-> `E7`).
     #[inline(always)]
     pub const fn flip_rank(self) -> Square {
-        Square::from_index(self as usize ^ 56)
+        Square::from_index(self.0 as usize ^ 56)
     }
 
     /// The square on the same file and on `rank`.
