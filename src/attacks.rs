@@ -341,9 +341,14 @@ pub mod pext {
     }
 
     #[inline(always)]
+    #[allow(unsafe_code)]
     fn lookup(i: usize, occ: Bitboard) -> Bitboard {
         let info = &INFOS[i];
-        TABLE[info.offset as usize + pext(occ.0, info.mask) as usize]
+        let index = info.offset as usize + pext(occ.0, info.mask) as usize;
+        // SAFETY: PEXT with a mask of b bits is below 2^b, and slider_infos
+        // gives square i the slots offset..offset + 2^b, all inside TABLE (the
+        // last offset + 2^b is TABLE_SIZE, asserted in slider_infos).
+        unsafe { *TABLE.get_unchecked(index) }
     }
 
     /// Rook attacks from `sq` given the occupancy `occ`.

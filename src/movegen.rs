@@ -56,6 +56,10 @@ pub trait Side: Copy + 'static {
     fn up_east(bb: Bitboard) -> Bitboard;
     /// Square index offset of one step forward.
     const UP: i32;
+    /// Square index offset of a capture towards the a-file.
+    const UP_WEST: i32;
+    /// Square index offset of a capture towards the h-file.
+    const UP_EAST: i32;
 }
 
 /// White to move.
@@ -76,6 +80,8 @@ impl Side for White {
     const RANK_7: Bitboard = Rank::Seventh.bitboard();
     const RANK_8: Bitboard = Rank::Eighth.bitboard();
     const UP: i32 = 8;
+    const UP_WEST: i32 = 7;
+    const UP_EAST: i32 = 9;
     #[inline(always)]
     fn up(bb: Bitboard) -> Bitboard {
         Bitboard(bb.0 << 8)
@@ -98,6 +104,8 @@ impl Side for Black {
     const RANK_7: Bitboard = Rank::Second.bitboard();
     const RANK_8: Bitboard = Rank::First.bitboard();
     const UP: i32 = -8;
+    const UP_WEST: i32 = -9;
+    const UP_EAST: i32 = -7;
     #[inline(always)]
     fn up(bb: Bitboard) -> Bitboard {
         Bitboard(bb.0 >> 8)
@@ -189,196 +197,239 @@ fn enemy_attacks<S: Side>(pos: &Position, occ: Bitboard) -> Bitboard {
     attacked | king_attacks(pos.king(<S::Other as Side>::COLOR))
 }
 
-/// Generates all legal moves of side `S`, calling `visit` once per piece (and
-/// once per special-move group). `visit` returns `true` to stop early; the
-/// function then returns `true`.
-#[inline(always)]
-pub fn generate<S: Side, F: FnMut(PieceMoves) -> bool>(pos: &Position, visit: &mut F) -> bool {
-    let info = NodeInfo::new::<S>(pos);
-    generate_with::<S, F>(pos, &info, visit)
+/// Receives the legal moves of a node, grouped the way the generator finds
+/// them. Each method returns `true` to stop the generation.
+///
+/// The same generator feeds a counter (sums of popcounts: bulk counting), the
+/// perft recursion (plays each move) and [`PieceMoves`] visitors (lists).
+pub trait MoveSink {
+    /// `piece` on `from` moves to each square of `to` (normal moves and
+    /// captures; `to` may be empty).
+    fn piece_moves(&mut self, piece: Piece, from: Square, to: Bitboard) -> bool;
+    /// Pawn moves given set-wise: each square `t` of `to` is reached from the
+    /// square `t - delta`. With `promotion`, each target is four moves.
+    fn pawn_moves(&mut self, to: Bitboard, delta: i32, promotion: bool) -> bool;
+    /// En-passant captures and castling (rare; `kind` says which).
+    fn special(&mut self, moves: PieceMoves) -> bool;
 }
 
-/// [`generate`] with precomputed [`NodeInfo`].
+/// Generates the legal moves of side `S` into `sink`; `true` if the sink
+/// stopped early.
 #[inline(always)]
-pub fn generate_with<S: Side, F: FnMut(PieceMoves) -> bool>(
+pub fn generate_into<S: Side, K: MoveSink>(pos: &Position, sink: &mut K) -> bool {
+    let info = NodeInfo::new::<S>(pos);
+    if info.checkers.is_empty() {
+        generate_with::<S, false, K>(pos, &info, sink)
+    } else {
+        generate_with::<S, true, K>(pos, &info, sink)
+    }
+}
+
+/// Stops the generation when a sink call returns `true`.
+macro_rules! emit {
+    ($call:expr) => {
+        if $call {
+            return true;
+        }
+    };
+}
+
+/// The generator proper, specialised on whether the side to move is in check.
+#[inline(always)]
+fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
     pos: &Position,
     info: &NodeInfo,
-    visit: &mut F,
+    sink: &mut K,
 ) -> bool {
     let us = pos.colors(S::COLOR);
     let them = pos.colors(<S::Other as Side>::COLOR);
     let occ = us | them;
     let king = pos.king(S::COLOR);
 
-    // King moves.
-    let to = king_targets::<S>(pos, occ, us);
-    if to.nonempty()
-        && visit(PieceMoves {
-            piece: Piece::King,
-            from: king,
-            to,
-            kind: MoveKind::Normal,
-        })
-    {
-        return true;
-    }
-    if info.checkers.has_many() {
+    emit!(sink.piece_moves(Piece::King, king, king_targets::<S>(pos, occ, us)));
+    if CHECK && info.checkers.has_many() {
         return false;
     }
-
-    if info.checkers.is_empty() && (pos.castle_rooks() & us).nonempty() {
+    if !CHECK && (pos.castle_rooks() & us).nonempty() {
         let rooks = castling_targets::<S>(pos, occ);
-        if rooks.nonempty()
-            && visit(PieceMoves {
+        if rooks.nonempty() {
+            emit!(sink.special(PieceMoves {
                 piece: Piece::King,
                 from: king,
                 to: rooks,
                 kind: MoveKind::Castling,
-            })
-        {
-            return true;
+            }));
         }
     }
 
-    let targets = !us & info.check_mask;
-    let pinned = info.pin_hv | info.pin_diag;
+    let mask = if CHECK {
+        info.check_mask
+    } else {
+        Bitboard::FULL
+    };
+    let targets = !us & mask;
+    let (pin_hv, pin_diag) = (info.pin_hv, info.pin_diag);
+    let pinned = pin_hv | pin_diag;
 
     // Knights: a pinned knight never moves.
     for from in pos.pieces(Piece::Knight) & us & !pinned {
-        let to = knight_attacks(from) & targets;
-        if to.nonempty()
-            && visit(PieceMoves {
-                piece: Piece::Knight,
-                from,
-                to,
-                kind: MoveKind::Normal,
-            })
-        {
-            return true;
-        }
+        emit!(sink.piece_moves(Piece::Knight, from, knight_attacks(from) & targets));
+    }
+    // Sliders: free ones anywhere, pinned ones along their pin ray only (an
+    // orthogonally pinned bishop or a diagonally pinned rook never moves).
+    let bishops = pos.pieces(Piece::Bishop) & us;
+    for from in bishops & !pinned {
+        emit!(sink.piece_moves(Piece::Bishop, from, bishop_attacks(from, occ) & targets));
+    }
+    for from in bishops & pin_diag {
+        emit!(sink.piece_moves(
+            Piece::Bishop,
+            from,
+            bishop_attacks(from, occ) & targets & pin_diag
+        ));
+    }
+    let rooks = pos.pieces(Piece::Rook) & us;
+    for from in rooks & !pinned {
+        emit!(sink.piece_moves(Piece::Rook, from, rook_attacks(from, occ) & targets));
+    }
+    for from in rooks & pin_hv {
+        emit!(sink.piece_moves(
+            Piece::Rook,
+            from,
+            rook_attacks(from, occ) & targets & pin_hv
+        ));
+    }
+    let queens = pos.pieces(Piece::Queen) & us;
+    for from in queens & !pinned {
+        let to = (bishop_attacks(from, occ) | rook_attacks(from, occ)) & targets;
+        emit!(sink.piece_moves(Piece::Queen, from, to));
+    }
+    for from in queens & pin_diag {
+        emit!(sink.piece_moves(
+            Piece::Queen,
+            from,
+            bishop_attacks(from, occ) & targets & pin_diag
+        ));
+    }
+    for from in queens & pin_hv {
+        emit!(sink.piece_moves(
+            Piece::Queen,
+            from,
+            rook_attacks(from, occ) & targets & pin_hv
+        ));
     }
 
-    // Diagonal sliders: an orthogonally pinned one never moves.
-    for from in pos.diagonal_sliders() & us & !info.pin_hv {
-        let mut to = bishop_attacks(from, occ) & targets;
-        if info.pin_diag.contains(from) {
-            to &= info.pin_diag;
-        }
-        let piece = if pos.pieces(Piece::Queen).contains(from) {
-            Piece::Queen
-        } else {
-            Piece::Bishop
-        };
-        if to.nonempty()
-            && visit(PieceMoves {
-                piece,
-                from,
-                to,
-                kind: MoveKind::Normal,
-            })
-        {
-            return true;
-        }
-    }
-
-    // Orthogonal sliders: a diagonally pinned one never moves.
-    for from in pos.orthogonal_sliders() & us & !info.pin_diag {
-        let mut to = rook_attacks(from, occ) & targets;
-        if info.pin_hv.contains(from) {
-            to &= info.pin_hv;
-        }
-        let piece = if pos.pieces(Piece::Queen).contains(from) {
-            Piece::Queen
-        } else {
-            Piece::Rook
-        };
-        if to.nonempty()
-            && visit(PieceMoves {
-                piece,
-                from,
-                to,
-                kind: MoveKind::Normal,
-            })
-        {
-            return true;
-        }
-    }
-
-    // Pawns, one pawn at a time.
+    // Pawns, set-wise. A diagonally pinned pawn never pushes and an
+    // orthogonally pinned one never captures; each keeps to its pin ray.
     let pawns = pos.pieces(Piece::Pawn) & us;
     let empty = !occ;
-    for from in pawns {
-        let bb = from.bitboard();
-        let mut to = Bitboard::EMPTY;
-        if !info.pin_diag.contains(from) {
-            let single = S::up(bb) & empty;
-            let double = S::up(single & S::RANK_3) & empty;
-            let mut pushes = (single | double) & info.check_mask;
-            if info.pin_hv.contains(from) {
-                pushes &= info.pin_hv;
-            }
-            to |= pushes;
-        }
-        if !info.pin_hv.contains(from) {
-            let mut captures = pawn_attacks(S::COLOR, from) & them & info.check_mask;
-            if info.pin_diag.contains(from) {
-                captures &= info.pin_diag;
-            }
-            to |= captures;
-        }
-        if to.nonempty() {
-            let kind = if (bb & S::RANK_7).nonempty() {
-                MoveKind::Promotion
-            } else {
-                MoveKind::Normal
-            };
-            if visit(PieceMoves {
-                piece: Piece::Pawn,
-                from,
-                to,
-                kind,
-            }) {
-                return true;
-            }
-        }
+    let free = pawns & !pinned;
+    let single = (S::up(free) | (S::up(pawns & pin_hv) & pin_hv)) & empty;
+    let double = S::up(single & S::RANK_3) & empty & mask;
+    let single = single & mask;
+    let diag_pinned = pawns & pin_diag;
+    let west = (S::up_west(free) | (S::up_west(diag_pinned) & pin_diag)) & them & mask;
+    let east = (S::up_east(free) | (S::up_east(diag_pinned) & pin_diag)) & them & mask;
+    let last = S::RANK_8;
+    emit!(sink.pawn_moves(single & !last, S::UP, false));
+    emit!(sink.pawn_moves(double, 2 * S::UP, false));
+    emit!(sink.pawn_moves(west & !last, S::UP_WEST, false));
+    emit!(sink.pawn_moves(east & !last, S::UP_EAST, false));
+    if ((single | west | east) & last).nonempty() {
+        emit!(sink.pawn_moves(single & last, S::UP, true));
+        emit!(sink.pawn_moves(west & last, S::UP_WEST, true));
+        emit!(sink.pawn_moves(east & last, S::UP_EAST, true));
     }
 
     // En passant: rare, so each capture gets the exact scratch-board test.
     if let Some(ep) = pos.ep_square() {
         let captured = Square::from_index((ep.index() as i32 - S::UP) as usize);
         for from in pawn_attacks(<S::Other as Side>::COLOR, ep) & pawns {
-            if pos.ep_capture_is_legal(S::COLOR, from, ep, captured)
-                && visit(PieceMoves {
+            if pos.ep_capture_is_legal(S::COLOR, from, ep, captured) {
+                emit!(sink.special(PieceMoves {
                     piece: Piece::Pawn,
                     from,
                     to: ep.bitboard(),
                     kind: MoveKind::EnPassant,
-                })
-            {
-                return true;
+                }));
             }
         }
     }
     false
 }
 
+/// A sink that adds up move counts: bulk counting.
+struct Counter(u64);
+
+impl MoveSink for Counter {
+    #[inline(always)]
+    fn piece_moves(&mut self, _: Piece, _: Square, to: Bitboard) -> bool {
+        self.0 += u64::from(to.len());
+        false
+    }
+    #[inline(always)]
+    fn pawn_moves(&mut self, to: Bitboard, _: i32, promotion: bool) -> bool {
+        self.0 += u64::from(to.len()) * if promotion { 4 } else { 1 };
+        false
+    }
+    #[inline(always)]
+    fn special(&mut self, moves: PieceMoves) -> bool {
+        self.0 += moves.len() as u64;
+        false
+    }
+}
+
+/// A sink that hands [`PieceMoves`] to a closure (pawn moves one by one).
+struct Visitor<F>(F);
+
+impl<F: FnMut(PieceMoves) -> bool> MoveSink for Visitor<F> {
+    #[inline(always)]
+    fn piece_moves(&mut self, piece: Piece, from: Square, to: Bitboard) -> bool {
+        to.nonempty()
+            && (self.0)(PieceMoves {
+                piece,
+                from,
+                to,
+                kind: MoveKind::Normal,
+            })
+    }
+    #[inline(always)]
+    fn pawn_moves(&mut self, to: Bitboard, delta: i32, promotion: bool) -> bool {
+        let kind = if promotion {
+            MoveKind::Promotion
+        } else {
+            MoveKind::Normal
+        };
+        to.into_iter().any(|t| {
+            (self.0)(PieceMoves {
+                piece: Piece::Pawn,
+                from: Square::from_index((t.index() as i32 - delta) as usize),
+                to: t.bitboard(),
+                kind,
+            })
+        })
+    }
+    #[inline(always)]
+    fn special(&mut self, moves: PieceMoves) -> bool {
+        (self.0)(moves)
+    }
+}
+
+/// Generates all legal moves of side `S` as [`PieceMoves`] groups (one per
+/// piece, one per pawn move, one per special-move group). `visit` returns
+/// `true` to stop early; the function then returns `true`.
+#[inline(always)]
+pub fn generate<S: Side, F: FnMut(PieceMoves) -> bool>(pos: &Position, visit: F) -> bool {
+    generate_into::<S, _>(pos, &mut Visitor(visit))
+}
+
 /// Counts the legal moves of side `S` (a promotion counts four) without
 /// listing them: popcounts of target sets, pawns set-wise.
 #[inline(always)]
 pub fn count<S: Side>(pos: &Position) -> u64 {
-    let info = NodeInfo::new::<S>(pos);
-    if info.checkers.is_empty() {
-        count_with::<S, false>(pos, &info)
-    } else {
-        count_with::<S, true>(pos, &info)
-    }
-}
-
-/// Number of moves landing on `targets` for pawns: a target on the last rank
-/// is four promotions.
-#[inline(always)]
-fn pawn_target_count<S: Side>(targets: Bitboard) -> u64 {
-    u64::from(targets.len() + 3 * (targets & S::RANK_8).len())
+    let mut counter = Counter(0);
+    generate_into::<S, _>(pos, &mut counter);
+    counter.0
 }
 
 /// Legal king moves of side `S` (not castling). Each candidate square is
@@ -418,66 +469,6 @@ fn attacked_by_them<S: Side>(pos: &Position, sq: Square, occ: Bitboard) -> bool 
         != Bitboard::EMPTY
 }
 
-#[inline(always)]
-fn count_with<S: Side, const CHECK: bool>(pos: &Position, info: &NodeInfo) -> u64 {
-    let us = pos.colors(S::COLOR);
-    let them = pos.colors(<S::Other as Side>::COLOR);
-    let occ = us | them;
-    let mut n = u64::from(king_targets::<S>(pos, occ, us).len());
-    if CHECK && info.checkers.has_many() {
-        return n;
-    }
-    if !CHECK && (pos.castle_rooks() & us).nonempty() {
-        n += u64::from(castling_targets::<S>(pos, occ).len());
-    }
-    let mask = if CHECK {
-        info.check_mask
-    } else {
-        Bitboard::FULL
-    };
-    let targets = !us & mask;
-    let pinned = info.pin_hv | info.pin_diag;
-
-    for from in pos.pieces(Piece::Knight) & us & !pinned {
-        n += u64::from((knight_attacks(from) & targets).len());
-    }
-    let diag = pos.diagonal_sliders() & us;
-    for from in diag & !pinned {
-        n += u64::from((bishop_attacks(from, occ) & targets).len());
-    }
-    for from in diag & info.pin_diag {
-        n += u64::from((bishop_attacks(from, occ) & targets & info.pin_diag).len());
-    }
-    let orth = pos.orthogonal_sliders() & us;
-    for from in orth & !pinned {
-        n += u64::from((rook_attacks(from, occ) & targets).len());
-    }
-    for from in orth & info.pin_hv {
-        n += u64::from((rook_attacks(from, occ) & targets & info.pin_hv).len());
-    }
-
-    // Pawns, set-wise. A diagonally pinned pawn never pushes and an
-    // orthogonally pinned one never captures; each keeps to its pin ray.
-    let pawns = pos.pieces(Piece::Pawn) & us;
-    let empty = !occ;
-    let free = pawns & !pinned;
-    let single = (S::up(free) | (S::up(pawns & info.pin_hv) & info.pin_hv)) & empty;
-    let double = S::up(single & S::RANK_3) & empty;
-    n += pawn_target_count::<S>(single & mask) + u64::from((double & mask).len());
-    let diag_pinned = pawns & info.pin_diag;
-    let west = (S::up_west(free) | (S::up_west(diag_pinned) & info.pin_diag)) & them;
-    let east = (S::up_east(free) | (S::up_east(diag_pinned) & info.pin_diag)) & them;
-    n += pawn_target_count::<S>(west & mask) + pawn_target_count::<S>(east & mask);
-
-    if let Some(ep) = pos.ep_square() {
-        let captured = Square::from_index((ep.index() as i32 - S::UP) as usize);
-        for from in pawn_attacks(<S::Other as Side>::COLOR, ep) & pawns {
-            n += u64::from(pos.ep_capture_is_legal(S::COLOR, from, ep, captured));
-        }
-    }
-    n
-}
-
 /// Castling moves of side `S` (not in check), as the set of castling rooks:
 /// path empty, and no square the king crosses or lands on attacked once king
 /// and rook have left their squares (in Chess960 the rook may shield the
@@ -505,10 +496,10 @@ fn castling_targets<S: Side>(pos: &Position, occ: Bitboard) -> Bitboard {
 impl Position {
     /// Calls `visit` with the legal moves of each piece; `visit` returns `true`
     /// to stop. Returns `true` if stopped early.
-    pub fn generate_moves<F: FnMut(PieceMoves) -> bool>(&self, mut visit: F) -> bool {
+    pub fn generate_moves<F: FnMut(PieceMoves) -> bool>(&self, visit: F) -> bool {
         match self.side_to_move() {
-            Color::White => generate::<White, F>(self, &mut visit),
-            Color::Black => generate::<Black, F>(self, &mut visit),
+            Color::White => generate::<White, F>(self, visit),
+            Color::Black => generate::<Black, F>(self, visit),
         }
     }
 

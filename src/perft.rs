@@ -14,10 +14,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::movegen::{self, Black, Side, White};
-use crate::moves::{Move, MoveKind, PROMOTION_PIECES};
+use std::marker::PhantomData;
+
+use crate::bitboard::Bitboard;
+use crate::movegen::{self, Black, MoveSink, Side, White};
+use crate::moves::{Move, PROMOTION_PIECES, PieceMoves};
 use crate::piece::Color;
+use crate::piece::Piece;
 use crate::position::Position;
+use crate::square::Square;
 
 /// Serial perft with bulk counting at the last ply.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
@@ -45,30 +50,56 @@ fn perft_side<S: Side>(pos: &Position, depth: u32) -> u64 {
 /// the perft makes: exact board, rights and en passant, the key only when
 /// `KEYS`, no clocks.
 #[inline(always)]
-fn for_each_child<S: Side, const KEYS: bool>(pos: &Position, mut f: impl FnMut(&Position)) {
-    movegen::generate::<S, _>(pos, &mut |pm| {
-        match pm.kind {
-            MoveKind::Normal => {
-                for to in pm.to {
-                    f(&pos.make_normal::<S, KEYS>(pm.piece, pm.from, to));
+fn for_each_child<S: Side, const KEYS: bool>(pos: &Position, f: impl FnMut(&Position)) {
+    movegen::generate_into::<S, _>(
+        pos,
+        &mut Children::<S, KEYS, _> {
+            pos,
+            f,
+            side: PhantomData,
+        },
+    );
+}
+
+/// The [`MoveSink`] of the perft recursion: makes each child and hands it on.
+struct Children<'a, S, const KEYS: bool, F> {
+    pos: &'a Position,
+    f: F,
+    side: PhantomData<S>,
+}
+
+impl<S: Side, const KEYS: bool, F: FnMut(&Position)> MoveSink for Children<'_, S, KEYS, F> {
+    #[inline(always)]
+    fn piece_moves(&mut self, piece: Piece, from: Square, to: Bitboard) -> bool {
+        for to in to {
+            (self.f)(&self.pos.make_normal::<S, KEYS>(piece, from, to));
+        }
+        false
+    }
+
+    #[inline(always)]
+    fn pawn_moves(&mut self, to: Bitboard, delta: i32, promotion: bool) -> bool {
+        for to in to {
+            let from = Square::from_index((to.index() as i32 - delta) as usize);
+            if promotion {
+                for piece in PROMOTION_PIECES {
+                    (self.f)(&self.pos.make_promotion::<S, KEYS>(from, to, piece));
                 }
-            }
-            MoveKind::Promotion => {
-                for to in pm.to {
-                    for piece in PROMOTION_PIECES {
-                        f(&pos.make_promotion::<S, KEYS>(pm.from, to, piece));
-                    }
-                }
-            }
-            // Rare: the general make.
-            MoveKind::EnPassant | MoveKind::Castling => {
-                for mv in pm {
-                    f(&pos.play_piece(pm.piece, mv));
-                }
+            } else {
+                (self.f)(&self.pos.make_normal::<S, KEYS>(Piece::Pawn, from, to));
             }
         }
         false
-    });
+    }
+
+    /// En passant and castling are rare: the general make.
+    #[inline(always)]
+    fn special(&mut self, moves: PieceMoves) -> bool {
+        for mv in moves {
+            (self.f)(&self.pos.play_piece(moves.piece, mv));
+        }
+        false
+    }
 }
 
 /// Perft without bulk counting: every leaf is reached by playing its move.
