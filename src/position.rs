@@ -9,14 +9,12 @@
 //! The en-passant square is kept only when an en-passant capture is legal in
 //! the position, so equal positions have equal keys and compare equal.
 
-use crate::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
-};
+use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
 use crate::bitboard::Bitboard;
 use crate::movegen::Side;
 use crate::moves::{Move, MoveKind};
 use crate::piece::{Color, Piece};
-use crate::square::{File, Rank, Square};
+use crate::square::{Rank, Square};
 use crate::zobrist::Zobrist;
 
 /// A chess position.
@@ -591,22 +589,48 @@ impl Position {
         pos
     }
 
-    /// The squares between king and rook plus the destination squares, which
-    /// must be empty (apart from the castling king and rook) for castling.
+    /// `(must_be_empty, king_path)` for castling with the king on `king` and
+    /// the rook on `rook` (same rank): the squares that must be empty apart
+    /// from king and rook, and the squares the king crosses or lands on.
+    #[inline(always)]
     pub(crate) fn castling_path(king: Square, rook: Square) -> (Bitboard, Bitboard) {
-        let rank = king.rank();
-        let (kdest, rdest) = if rook.file() > king.file() {
-            (Square::new(File::G, rank), Square::new(File::F, rank))
-        } else {
-            (Square::new(File::C, rank), Square::new(File::D, rank))
-        };
-        let king_path = between(king, kdest) | kdest.bitboard();
-        let must_be_empty =
-            (king_path | between(king, rook) | between(rook, rdest) | rdest.bitboard())
-                & !(king.bitboard() | rook.bitboard());
-        (must_be_empty, king_path)
+        CASTLING_PATHS[king.index()][rook.file() as usize]
     }
 }
+
+/// Bits of files `a..=b` (either order) on rank 1.
+const fn file_span(a: usize, b: usize) -> u64 {
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    ((1u64 << (hi + 1)) - 1) & !((1u64 << lo) - 1)
+}
+
+/// `CASTLING_PATHS[king][rook_file]`: castling geometry for every king
+/// square and rook file on the king's rank (the king goes to the g- or
+/// c-file, the rook to the f- or d-file, whatever their start files).
+static CASTLING_PATHS: [[(Bitboard, Bitboard); 8]; 64] = {
+    let mut table = [[(Bitboard::EMPTY, Bitboard::EMPTY); 8]; 64];
+    let mut king = 0;
+    while king < 64 {
+        let (kf, shift) = (king % 8, king / 8 * 8);
+        let mut rf = 0;
+        while rf < 8 {
+            if rf != kf {
+                let (kdest, rdest) = if rf > kf { (6, 5) } else { (2, 3) };
+                let (king_bit, rook_bit) = (1u64 << kf, 1u64 << rf);
+                let king_path = (file_span(kf, kdest) & !king_bit) | 1u64 << kdest;
+                let must_be_empty =
+                    (king_path | file_span(kf, rf) | file_span(rf, rdest)) & !(king_bit | rook_bit);
+                table[king][rf] = (
+                    Bitboard(must_be_empty << shift),
+                    Bitboard(king_path << shift),
+                );
+            }
+            rf += 1;
+        }
+        king += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
