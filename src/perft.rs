@@ -33,17 +33,19 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
 }
 
 fn perft_side<S: Side>(pos: &Position, depth: u32) -> u64 {
+    let mut nodes = 0;
     match depth {
-        0 => 1,
-        1 => movegen::count::<S>(pos),
-        _ => {
-            let mut nodes = 0;
-            for_each_child::<S, false>(pos, |child| {
-                nodes += perft_side::<S::Other>(child, depth - 1);
-            });
-            nodes
-        }
+        0 => return 1,
+        1 => return movegen::count::<S>(pos),
+        // The leaf parents: count each child's moves without recursing.
+        2 => for_each_child::<S, false>(pos, |child| {
+            nodes += movegen::count::<S::Other>(child);
+        }),
+        _ => for_each_child::<S, false>(pos, |child| {
+            nodes += perft_side::<S::Other>(child, depth - 1);
+        }),
     }
+    nodes
 }
 
 /// Calls `f` with every child position of `pos` (side `S` to move), made by
