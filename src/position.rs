@@ -468,7 +468,10 @@ impl Position {
         p.finish_make::<S, KEYS>(rooks);
         if piece == Piece::Pawn && from.index() ^ to.index() == 16 {
             let ep = Square::from_index((from.index() + to.index()) / 2);
-            if p.ep_capture_possible_after_push(ep, to) {
+            // Usually no enemy pawn is next to the pushed one: test that inline.
+            let capturers =
+                pawn_attacks(S::COLOR, ep) & p.colored(<S::Other as Side>::COLOR, Piece::Pawn);
+            if capturers.nonempty() && p.ep_capture_possible_after_push(ep, to) {
                 p.ep = Some(ep);
                 if KEYS {
                     p.hash ^= self.keys.ep(ep.file());
@@ -594,7 +597,7 @@ impl Position {
     /// from king and rook, and the squares the king crosses or lands on.
     #[inline(always)]
     pub(crate) fn castling_path(king: Square, rook: Square) -> (Bitboard, Bitboard) {
-        CASTLING_PATHS[king.index()][rook.file() as usize]
+        CASTLING_PATHS[king.index()][rook.index() & 7]
     }
 }
 
