@@ -12,6 +12,7 @@ pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod fen;
+pub mod hash;
 pub mod movegen;
 pub mod moves;
 pub mod perft;

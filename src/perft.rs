@@ -17,12 +17,14 @@ use thiserror::Error;
 use std::marker::PhantomData;
 
 use crate::bitboard::Bitboard;
+use crate::hash::{HashError, HashSync, PerftTable, StoreOutcome};
 use crate::movegen::{self, Black, MoveSink, Side, White};
 use crate::moves::{Move, PROMOTION_PIECES, PieceMoves};
 use crate::piece::Color;
 use crate::piece::Piece;
 use crate::position::Position;
 use crate::square::Square;
+use crate::zobrist::Zobrist;
 
 /// Serial perft with bulk counting at the last ply.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
@@ -140,16 +142,37 @@ pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
 pub struct PerftConfig {
     /// Worker threads (at least 1).
     pub threads: usize,
-    /// Subtrees with at least this many plies left are split across threads;
-    /// smaller ones run serially on the thread that owns them.
+    /// Subtrees with at least this many plies left are split into parallel
+    /// tasks (work stealing); smaller ones run serially on the thread that
+    /// owns them.
     pub split_depth: u32,
+    /// Perft table size in bytes; 0 = no table.
+    pub hash_bytes: u128,
+    /// How threads share the table.
+    pub hash_sync: HashSync,
+    /// Subtrees with fewer plies left are neither probed nor stored.
+    pub min_hash_depth: u32,
+    /// Zobrist key set (default: the built-in keys). Another seed gives
+    /// independent keys, to rule out a key collision in a hashed count.
+    pub zobrist_seed: u64,
 }
+
+/// Default split depth (measured: see README, "Parallel perft").
+pub const DEFAULT_SPLIT_DEPTH: u32 = 4;
+/// Default minimum depth for probing the table (measured: see README).
+pub const DEFAULT_MIN_HASH_DEPTH: u32 = 2;
+/// Default synchronisation (measured fastest on 2 threads: see README).
+pub const DEFAULT_HASH_SYNC: HashSync = HashSync::Lockless;
 
 impl Default for PerftConfig {
     fn default() -> Self {
         PerftConfig {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            split_depth: 3,
+            split_depth: DEFAULT_SPLIT_DEPTH,
+            hash_bytes: 0,
+            hash_sync: DEFAULT_HASH_SYNC,
+            min_hash_depth: DEFAULT_MIN_HASH_DEPTH,
+            zobrist_seed: crate::zobrist::DEFAULT_SEED,
         }
     }
 }
@@ -168,20 +191,54 @@ pub enum PerftError {
         /// The pool's error.
         message: String,
     },
+    /// The perft table could not be made.
+    #[error(transparent)]
+    Hash(#[from] HashError),
 }
 
-/// Counters of one run, added up the recursion.
+/// Counters of one run, added up the recursion (never shared between threads).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct PerftStats {
-    /// Interior nodes visited by the driver (above the serial cut-off).
-    pub driver_nodes: u64,
+    /// Table probes.
+    pub probes: u64,
+    /// Probes that found the count.
+    pub hits: u64,
+    /// Counts written (into an empty entry or over the same position).
+    pub stores: u64,
+    /// Counts written over another position's smaller count.
+    pub replacements: u64,
+    /// Counts not written because every entry of the bucket held a larger one.
+    pub rejected: u64,
+}
+
+impl PerftStats {
+    /// `hits / probes`, 0 without probes.
+    pub fn hit_rate(&self) -> f64 {
+        if self.probes == 0 {
+            0.0
+        } else {
+            self.hits as f64 / self.probes as f64
+        }
+    }
+
+    fn record_store(&mut self, outcome: StoreOutcome) {
+        match outcome {
+            StoreOutcome::Stored => self.stores += 1,
+            StoreOutcome::Replaced => self.replacements += 1,
+            StoreOutcome::Rejected => self.rejected += 1,
+        }
+    }
 }
 
 impl std::ops::Add for PerftStats {
     type Output = PerftStats;
     fn add(self, o: PerftStats) -> PerftStats {
         PerftStats {
-            driver_nodes: self.driver_nodes + o.driver_nodes,
+            probes: self.probes + o.probes,
+            hits: self.hits + o.hits,
+            stores: self.stores + o.stores,
+            replacements: self.replacements + o.replacements,
+            rejected: self.rejected + o.rejected,
         }
     }
 }
@@ -197,7 +254,7 @@ pub struct DivideOutcome {
     pub nodes: u128,
     /// False when the run was stopped before every root move finished.
     pub complete: bool,
-    /// Counters.
+    /// Table counters.
     pub stats: PerftStats,
 }
 
@@ -210,21 +267,155 @@ pub struct Control<'a> {
     pub on_root_move: Option<&'a (dyn Fn(Move, u128) + Sync)>,
 }
 
-/// The perft driver: a local thread pool plus settings.
+/// Table access for the recursion: the real table, or none at all (then the
+/// recursion neither computes keys nor probes).
+trait Table: Sync {
+    const ENABLED: bool;
+    fn probe(&self, key: u64, depth: u32) -> Option<u64>;
+    fn store(&self, key: u64, depth: u32, count: u64) -> StoreOutcome;
+}
+
+impl Table for PerftTable {
+    const ENABLED: bool = true;
+    #[inline(always)]
+    fn probe(&self, key: u64, depth: u32) -> Option<u64> {
+        PerftTable::probe(self, key, depth)
+    }
+    #[inline(always)]
+    fn store(&self, key: u64, depth: u32, count: u64) -> StoreOutcome {
+        PerftTable::store(self, key, depth, count)
+    }
+}
+
+struct NoTable;
+
+impl Table for NoTable {
+    const ENABLED: bool = false;
+    #[inline(always)]
+    fn probe(&self, _: u64, _: u32) -> Option<u64> {
+        None
+    }
+    #[inline(always)]
+    fn store(&self, _: u64, _: u32, _: u64) -> StoreOutcome {
+        StoreOutcome::Rejected
+    }
+}
+
+/// Everything a recursion needs besides the position.
+struct Run<'a, T> {
+    table: &'a T,
+    min_hash_depth: u32,
+    split_depth: u32,
+    stop: &'a AtomicBool,
+}
+
+impl<T: Table> Run<'_, T> {
+    /// Probes the table for `pos` at `depth` if this depth is hashed.
+    #[inline(always)]
+    fn probe(&self, pos: &Position, depth: u32, stats: &mut PerftStats) -> Option<u128> {
+        if !T::ENABLED || depth < self.min_hash_depth {
+            return None;
+        }
+        stats.probes += 1;
+        let hit = self.table.probe(pos.hash(), depth)?;
+        stats.hits += 1;
+        Some(u128::from(hit))
+    }
+
+    /// Stores a computed count (if it fits the table's 64-bit counts).
+    #[inline(always)]
+    fn store(&self, pos: &Position, depth: u32, count: u128, stats: &mut PerftStats) {
+        if T::ENABLED
+            && depth >= self.min_hash_depth
+            && let Ok(count) = u64::try_from(count)
+        {
+            stats.record_store(self.table.store(pos.hash(), depth, count));
+        }
+    }
+
+    /// Calls `f` with every child; keys are kept only when a table is used.
+    #[inline(always)]
+    fn children<S: Side>(&self, pos: &Position, f: impl FnMut(&Position)) {
+        if T::ENABLED {
+            for_each_child::<S, true>(pos, f);
+        } else {
+            for_each_child::<S, false>(pos, f);
+        }
+    }
+
+    /// Serial count below `pos`, probing and storing at hashed depths.
+    fn serial<S: Side>(&self, pos: &Position, depth: u32, stats: &mut PerftStats) -> u128 {
+        if !T::ENABLED || depth < self.min_hash_depth {
+            return u128::from(perft_side::<S>(pos, depth));
+        }
+        if let Some(n) = self.probe(pos, depth, stats) {
+            return n;
+        }
+        let mut nodes = 0u128;
+        for_each_child::<S, true>(pos, |child| {
+            nodes += self.serial::<S::Other>(child, depth - 1, stats);
+        });
+        self.store(pos, depth, nodes, stats);
+        nodes
+    }
+
+    /// Parallel count below `pos`: children of nodes with at least
+    /// `split_depth` plies left become tasks for the work-stealing pool.
+    /// `None` if stopped.
+    fn parallel<S: Side>(&self, pos: &Position, depth: u32) -> Option<(u128, PerftStats)> {
+        let mut stats = PerftStats::default();
+        if depth < self.split_depth {
+            let nodes = self.serial::<S>(pos, depth, &mut stats);
+            return Some((nodes, stats));
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        if let Some(n) = self.probe(pos, depth, &mut stats) {
+            return Some((n, stats));
+        }
+        let mut children = Vec::with_capacity(64);
+        self.children::<S>(pos, |child| children.push(*child));
+        let (nodes, below) = children
+            .par_iter()
+            .map(|child| self.parallel::<S::Other>(child, depth - 1))
+            .try_reduce(
+                || (0, PerftStats::default()),
+                |a, b| Some((a.0 + b.0, a.1 + b.1)),
+            )?;
+        stats = stats + below;
+        self.store(pos, depth, nodes, &mut stats);
+        Some((nodes, stats))
+    }
+
+    fn parallel_any(&self, pos: &Position, depth: u32) -> Option<(u128, PerftStats)> {
+        match pos.side_to_move() {
+            Color::White => self.parallel::<White>(pos, depth),
+            Color::Black => self.parallel::<Black>(pos, depth),
+        }
+    }
+}
+
+/// The perft driver: a local thread pool, the optional perft table, settings.
 pub struct Perft {
     config: PerftConfig,
     pool: rayon::ThreadPool,
+    table: Option<PerftTable>,
+    keys: &'static Zobrist,
 }
 
-/// Plies left at which the driver hands a subtree to the serial counter.
-const SERIAL_DEPTH: u32 = 2;
-
 impl Perft {
-    /// Builds a driver: starts `config.threads` workers.
+    /// Builds a driver: starts `config.threads` workers and allocates the
+    /// table (failing cleanly if the memory is not there).
     pub fn new(config: PerftConfig) -> Result<Perft, PerftError> {
         if config.threads == 0 {
             return Err(PerftError::NoThreads);
         }
+        let table = if config.hash_bytes > 0 {
+            Some(PerftTable::new(config.hash_bytes, config.hash_sync)?)
+        } else {
+            None
+        };
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(config.threads)
             .thread_name(|i| format!("perft-{i}"))
@@ -233,12 +424,31 @@ impl Perft {
                 threads: config.threads,
                 message: e.to_string(),
             })?;
-        Ok(Perft { config, pool })
+        let keys = Zobrist::leaked(config.zobrist_seed);
+        Ok(Perft {
+            config,
+            pool,
+            table,
+            keys,
+        })
     }
 
     /// The settings.
     pub fn config(&self) -> &PerftConfig {
         &self.config
+    }
+
+    /// The perft table, if any.
+    pub fn table(&self) -> Option<&PerftTable> {
+        self.table.as_ref()
+    }
+
+    /// Empties the perft table (so a timing run starts cold).
+    pub fn clear_table(&mut self) -> Result<(), PerftError> {
+        if let Some(table) = &self.table {
+            self.table = Some(PerftTable::new(table.bytes(), table.sync())?);
+        }
+        Ok(())
     }
 
     /// Perft count (not interruptible).
@@ -255,24 +465,27 @@ impl Perft {
     pub fn divide(&self, pos: &Position, depth: u32, control: Control<'_>) -> DivideOutcome {
         let never = AtomicBool::new(false);
         let stop = control.stop.unwrap_or(&never);
+        let root = pos.with_zobrist(self.keys);
         let moves: Vec<Move> = if depth == 0 {
             Vec::new()
         } else {
-            pos.legal_moves().iter().copied().collect()
+            root.legal_moves().iter().copied().collect()
         };
-        let results: Vec<Option<(Move, u128, PerftStats)>> = self.pool.install(|| {
-            moves
-                .par_iter()
-                .map(|&mv| {
-                    let child = pos.play_unchecked(mv);
-                    let (nodes, stats) = self.drive(&child, depth - 1, stop)?;
-                    if let Some(cb) = control.on_root_move {
-                        cb(mv, nodes);
-                    }
-                    Some((mv, nodes, stats))
-                })
-                .collect()
-        });
+        let one = |mv: Move| {
+            let child = root.play_unchecked(mv);
+            let result = match &self.table {
+                Some(table) => self.run(table, stop).parallel_any(&child, depth - 1),
+                None => self.run(&NoTable, stop).parallel_any(&child, depth - 1),
+            };
+            let (nodes, stats) = result?;
+            if let Some(cb) = control.on_root_move {
+                cb(mv, nodes);
+            }
+            Some((mv, nodes, stats))
+        };
+        let results: Vec<Option<(Move, u128, PerftStats)>> = self
+            .pool
+            .install(|| moves.par_iter().map(|&mv| one(mv)).collect());
         let complete = results.iter().all(Option::is_some) && !stop.load(Ordering::Relaxed);
         let mut outcome = DivideOutcome {
             moves: Vec::with_capacity(results.len()),
@@ -289,30 +502,12 @@ impl Perft {
         outcome
     }
 
-    /// Counts below `pos`; `None` if stopped.
-    fn drive(&self, pos: &Position, depth: u32, stop: &AtomicBool) -> Option<(u128, PerftStats)> {
-        if depth <= SERIAL_DEPTH {
-            return Some((u128::from(perft(pos, depth)), PerftStats::default()));
+    fn run<'a, T: Table>(&self, table: &'a T, stop: &'a AtomicBool) -> Run<'a, T> {
+        Run {
+            table,
+            min_hash_depth: self.config.min_hash_depth,
+            split_depth: self.config.split_depth,
+            stop,
         }
-        if stop.load(Ordering::Relaxed) {
-            return None;
-        }
-        let moves = pos.legal_moves();
-        let one = |&mv: &Move| self.drive(&pos.play_unchecked(mv), depth - 1, stop);
-        let add = |a: (u128, PerftStats), b: (u128, PerftStats)| (a.0 + b.0, a.1 + b.1);
-        let zero = (0u128, PerftStats::default());
-        let (nodes, stats) = if depth >= self.config.split_depth {
-            moves
-                .as_slice()
-                .par_iter()
-                .map(one)
-                .try_reduce(|| zero, |a, b| Some(add(a, b)))?
-        } else {
-            moves
-                .iter()
-                .map(one)
-                .try_fold(zero, |a, r| r.map(|b| add(a, b)))?
-        };
-        Some((nodes, stats + PerftStats { driver_nodes: 1 }))
     }
 }

@@ -151,6 +151,99 @@ pub fn nps(nodes: u128, seconds: f64) -> f64 {
     }
 }
 
+/// The perft driver settings of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct EngineInfo {
+    /// Worker threads.
+    pub threads: usize,
+    /// Perft table bytes (0 = no table).
+    pub hash_bytes: u128,
+    /// Table synchronisation (`null` without a table).
+    pub hash_sync: Option<String>,
+    /// Split depth of the parallel driver.
+    pub split_depth: u32,
+    /// Smallest hashed depth.
+    pub min_hash_depth: u32,
+    /// Zobrist seed of the table keys.
+    pub zobrist_seed: u64,
+}
+
+impl EngineInfo {
+    /// The settings of `perft`.
+    pub fn of(perft: &crate::perft::Perft) -> EngineInfo {
+        let c = perft.config();
+        let bytes = perft.table().map_or(0, |t| t.bytes());
+        EngineInfo {
+            threads: c.threads,
+            hash_bytes: bytes,
+            hash_sync: perft.table().map(|t| t.sync().to_string()),
+            split_depth: c.split_depth,
+            min_hash_depth: c.min_hash_depth,
+            zobrist_seed: c.zobrist_seed,
+        }
+    }
+
+    /// What the speed figure means, for text output.
+    pub fn speed_note(&self) -> String {
+        let threads = if self.threads == 1 {
+            "1 thread".to_string()
+        } else {
+            format!("{} threads", self.threads)
+        };
+        match &self.hash_sync {
+            None => format!("bulk-counted leaves per second, {threads}, no hash table"),
+            Some(sync) => format!(
+                "effective: leaves per second with a {} {sync} perft table, hits skip whole subtrees; {threads}",
+                crate::hash::human_bytes(self.hash_bytes)
+            ),
+        }
+    }
+}
+
+/// Perft table counters of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct TableStats {
+    /// Probes.
+    pub probes: u64,
+    /// Probes that found their count.
+    pub hits: u64,
+    /// `hits / probes`.
+    pub hit_rate: f64,
+    /// Counts stored in empty entries or over the same position.
+    pub stores: u64,
+    /// Counts stored over another position's smaller count.
+    pub replacements: u64,
+    /// Counts not stored (every entry of the bucket held a larger count).
+    pub rejected: u64,
+}
+
+impl TableStats {
+    /// From the driver's counters.
+    pub fn from(stats: &crate::perft::PerftStats) -> TableStats {
+        TableStats {
+            probes: stats.probes,
+            hits: stats.hits,
+            hit_rate: stats.hit_rate(),
+            stores: stats.stores,
+            replacements: stats.replacements,
+            rejected: stats.rejected,
+        }
+    }
+
+    /// One text line.
+    pub fn to_text(&self) -> String {
+        format!(
+            "table     {} probes, {} hits ({:.1} %), {} stores, {} replacements, {} rejected\n",
+            thousands(self.probes.into()),
+            thousands(self.hits.into()),
+            100.0 * self.hit_rate,
+            thousands(self.stores.into()),
+            thousands(self.replacements.into()),
+            thousands(self.rejected.into())
+        )
+    }
+}
+
 /// Result of `perft count`.
 #[derive(Clone, Debug, Serialize)]
 pub struct CountReport {
@@ -167,21 +260,31 @@ pub struct CountReport {
     pub nodes_str: String,
     /// Wall-clock seconds.
     pub seconds: f64,
-    /// Leaves per second (bulk-counted: the last ply is counted, not played).
+    /// Leaves per second. Without a table: bulk-counted leaves (the last ply
+    /// is counted, not played). With a table: effective (hits skip subtrees).
     pub nps: f64,
+    /// Driver settings.
+    pub engine: EngineInfo,
+    /// Table counters (`null` without a table).
+    pub table: Option<TableStats>,
 }
 
 impl CountReport {
     /// Text rendering.
     pub fn to_text(&self) -> String {
-        format!(
-            "position  {}\ndepth     {}\nnodes     {}\ntime      {:.3} s\nspeed     {:.1} Mnps (bulk-counted leaves per second)\n",
+        let mut s = format!(
+            "position  {}\ndepth     {}\nnodes     {}\ntime      {:.3} s\nspeed     {:.1} Mnps ({})\n",
             self.fen,
             self.depth,
             thousands(self.nodes),
             self.seconds,
-            self.nps / 1e6
-        )
+            self.nps / 1e6,
+            self.engine.speed_note()
+        );
+        if let Some(t) = &self.table {
+            s.push_str(&t.to_text());
+        }
+        s
     }
 }
 

@@ -6,5 +6,6 @@ mod cli;
 mod fen_corpus;
 mod hashing;
 mod movegen;
+mod parallel;
 mod stockfish;
 mod suites;

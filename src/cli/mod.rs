@@ -9,7 +9,8 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::error::{EXIT_MISMATCH, EXIT_OK, Error};
 use crate::fen::{KIWIPETE, STARTPOS};
-use crate::perft::{Control, Perft, PerftConfig};
+use crate::hash::HashSync;
+use crate::perft::{self, Control, Perft, PerftConfig};
 use crate::position::Position;
 use crate::report::{self, CountReport, DivideEntry, DivideReport, Header};
 use crate::suite::{self, PositionOutcome, SuiteLimits};
@@ -86,16 +87,64 @@ pub struct EngineArgs {
     /// Worker threads (default: all logical CPUs).
     #[arg(long, short = 't', value_name = "N")]
     pub threads: Option<usize>,
+    /// Perft table size, with a unit: 512MiB, 2GiB (a bare number is MiB).
+    /// Default: 256MiB for runs of depth 6 or more, none below.
+    #[arg(long, value_name = "SIZE", conflicts_with = "no_hash")]
+    pub hash: Option<String>,
+    /// No perft table: every leaf is counted (raw generator speed).
+    #[arg(long)]
+    pub no_hash: bool,
+    /// How threads share the table: lockless, mutex (one global lock),
+    /// striped (1024 locks) or striped:N.
+    #[arg(long, value_name = "MODE", default_value_t = perft::DEFAULT_HASH_SYNC)]
+    pub hash_sync: HashSync,
+    /// Subtrees with at least this many plies left are split across threads.
+    #[arg(long, value_name = "N", default_value_t = perft::DEFAULT_SPLIT_DEPTH, hide_short_help = true)]
+    pub split_depth: u32,
+    /// Subtrees with fewer plies left are not hashed.
+    #[arg(long, value_name = "N", default_value_t = perft::DEFAULT_MIN_HASH_DEPTH, hide_short_help = true)]
+    pub min_hash_depth: u32,
+    /// Seed of the Zobrist keys used by the perft table (a second run with
+    /// another seed rules out a key collision).
+    #[arg(long, value_name = "N", hide_short_help = true)]
+    pub zobrist_seed: Option<u64>,
 }
 
+/// Table size used when no `--hash`/`--no-hash` is given, for deep runs.
+pub const AUTO_HASH_BYTES: u128 = 256 << 20;
+/// The automatic table is used from this depth on.
+pub const AUTO_HASH_MIN_DEPTH: u32 = 6;
+
 impl EngineArgs {
-    /// Builds the perft driver these arguments describe.
-    pub fn build(&self) -> Result<Perft, Error> {
+    /// The driver settings for a run whose deepest perft is `max_depth`.
+    pub fn config(&self, max_depth: u32) -> Result<PerftConfig, Error> {
         let mut config = PerftConfig::default();
         if let Some(t) = self.threads {
             config.threads = t;
         }
-        Perft::new(config).map_err(|e| Error::Usage(e.to_string()))
+        config.hash_bytes = match (&self.hash, self.no_hash) {
+            (_, true) => 0,
+            (Some(size), false) => {
+                crate::hash::parse_size(size).map_err(|e| Error::Usage(format!("--hash: {e}")))?
+            }
+            (None, false) if max_depth >= AUTO_HASH_MIN_DEPTH => AUTO_HASH_BYTES,
+            (None, false) => 0,
+        };
+        config.hash_sync = self.hash_sync;
+        if self.split_depth == 0 {
+            return Err(Error::Usage("--split-depth must be at least 1".into()));
+        }
+        config.split_depth = self.split_depth;
+        config.min_hash_depth = self.min_hash_depth.max(1);
+        if let Some(seed) = self.zobrist_seed {
+            config.zobrist_seed = seed;
+        }
+        Ok(config)
+    }
+
+    /// Builds the perft driver for a run whose deepest perft is `max_depth`.
+    pub fn build(&self, max_depth: u32) -> Result<Perft, Error> {
+        Perft::new(self.config(max_depth)?).map_err(|e| Error::Usage(e.to_string()))
     }
 }
 
@@ -204,9 +253,10 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
 
 fn run_count(args: CountArgs) -> Result<u8, Error> {
     let pos = resolve_position(&args.position)?;
-    let perft = args.engine.build()?;
+    let perft = args.engine.build(args.depth)?;
     let start = Instant::now();
-    let nodes = perft.count(&pos, args.depth);
+    let outcome = perft.divide(&pos, args.depth, Control::default());
+    let nodes = if args.depth == 0 { 1 } else { outcome.nodes };
     let seconds = start.elapsed().as_secs_f64();
     let report = CountReport {
         header: Header::new("count"),
@@ -216,6 +266,10 @@ fn run_count(args: CountArgs) -> Result<u8, Error> {
         nodes_str: nodes.to_string(),
         seconds,
         nps: report::nps(nodes, seconds),
+        engine: report::EngineInfo::of(&perft),
+        table: perft
+            .table()
+            .map(|_| report::TableStats::from(&outcome.stats)),
     };
     if args.json {
         write_json(&report)?;
@@ -232,7 +286,7 @@ fn run_divide(args: DivideArgs) -> Result<u8, Error> {
         ));
     }
     let pos = resolve_position(&args.position)?;
-    let perft = args.engine.build()?;
+    let perft = args.engine.build(args.depth)?;
     let start = Instant::now();
     let chess960 = pos.is_chess960();
     let mut moves: Vec<DivideEntry> = perft
@@ -352,7 +406,16 @@ fn run_suite(args: SuiteArgs) -> Result<u8, Error> {
             suite::load_suite(path, args.chess960)?,
         ));
     }
-    let perft = args.engine.build()?;
+    let deepest = suites
+        .iter()
+        .flat_map(|(_, records)| records.iter().flat_map(|r| r.depths.iter()))
+        .filter(|&&(d, n)| {
+            limits.max_depth.is_none_or(|m| d <= m) && limits.max_nodes.is_none_or(|m| n <= m)
+        })
+        .map(|&(d, _)| d)
+        .max()
+        .unwrap_or(0);
+    let perft = args.engine.build(deepest)?;
     let start = Instant::now();
     let mut positions = Vec::new();
     let mut summary = SuiteSummary::default();

@@ -1,0 +1,181 @@
+//! The parallel driver and the perft table: counts are identical for every
+//! thread count, hash size and synchronisation mode; the table never returns
+//! a wrong count under concurrent use.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use perft::hash::{HashSync, PerftTable};
+use perft::perft::{Perft, PerftConfig};
+
+use crate::common::load;
+
+fn driver(
+    threads: usize,
+    hash_bytes: u128,
+    sync: HashSync,
+    split_depth: u32,
+    min_hash_depth: u32,
+) -> Perft {
+    Perft::new(PerftConfig {
+        threads,
+        split_depth,
+        hash_bytes,
+        hash_sync: sync,
+        min_hash_depth,
+        ..PerftConfig::default()
+    })
+    .unwrap()
+}
+
+const SYNCS: [HashSync; 4] = [
+    HashSync::Mutex { shards: 1 },
+    HashSync::Mutex { shards: 64 },
+    HashSync::Lockless,
+    HashSync::Mutex { shards: 3 },
+];
+
+/// Published counts up to `cap` nodes, through `perft`.
+fn check(perft: &Perft, names: &[&str], cap: u64) -> usize {
+    let mut checked = 0;
+    for name in names {
+        for r in load(name) {
+            for &(d, n) in r.depths.iter().filter(|&&(_, n)| n <= cap) {
+                assert_eq!(
+                    perft.count(&r.position, d),
+                    u128::from(n),
+                    "{name}:{} D{d}",
+                    r.line
+                );
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn every_thread_count_and_hash_setting_gives_the_published_counts() {
+    let files = ["standard", "tricky", "tricky960", "perftsuite"];
+    for threads in [1, 2, 3] {
+        for (i, sync) in SYNCS.iter().enumerate() {
+            // Big, tiny (heavy replacement) and one-bucket tables.
+            let bytes = [64 << 20, 64 * 1024, 64, 0][i];
+            let perft = driver(threads, bytes, *sync, 2 + i as u32, 2 + (i as u32 % 2));
+            assert!(check(&perft, &files, 2_000_000) > 900);
+        }
+    }
+}
+
+#[test]
+fn hashed_and_parallel_runs_of_deep_counts_match_the_suite() {
+    // Bigger counts through a warm, shared table (reused across positions and
+    // depths, so hits come from earlier runs too).
+    let perft = driver(2, 32 << 20, HashSync::Lockless, 4, 2);
+    assert!(check(&perft, &["standard", "tricky960"], 200_000_000) > 60);
+    let perft = driver(2, 1 << 20, HashSync::Mutex { shards: 1 }, 3, 3);
+    assert!(check(&perft, &["standard"], 200_000_000) > 30);
+}
+
+#[test]
+fn chess960_counts_hold_with_a_small_striped_table() {
+    let perft = driver(2, 256 << 10, HashSync::Mutex { shards: 16 }, 3, 2);
+    let records = load("chess960");
+    for r in records.iter().take(120) {
+        for &(d, n) in r.depths.iter().filter(|&&(d, _)| d <= 4) {
+            assert_eq!(
+                perft.count(&r.position, d),
+                u128::from(n),
+                "chess960:{} D{d}",
+                r.line
+            );
+        }
+    }
+}
+
+#[test]
+fn divide_reports_every_root_move_and_the_stats_add_up() {
+    let perft = driver(2, 16 << 20, HashSync::Lockless, 3, 2);
+    let pos = perft::Position::from_fen(perft::fen::KIWIPETE).unwrap();
+    let seen = AtomicU64::new(0);
+    let cb = |_m: perft::Move, n: u128| {
+        seen.fetch_add(n as u64, Ordering::Relaxed);
+    };
+    let out = perft.divide(
+        &pos,
+        4,
+        perft::perft::Control {
+            stop: None,
+            on_root_move: Some(&cb),
+        },
+    );
+    assert!(out.complete);
+    assert_eq!(out.root_moves, 48);
+    assert_eq!(out.moves.len(), 48);
+    assert_eq!(out.nodes, 4_085_603); // CPW position 2, depth 4
+    assert_eq!(seen.load(Ordering::Relaxed), 4_085_603);
+    let s = out.stats;
+    assert!(s.probes > 0 && s.hits <= s.probes);
+    assert_eq!(s.probes - s.hits, s.stores + s.replacements + s.rejected);
+}
+
+#[test]
+fn a_stop_request_ends_the_run_with_a_partial_result() {
+    let perft = driver(2, 0, HashSync::Lockless, 3, 2);
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let out = perft.divide(
+        &perft::Position::startpos(),
+        7,
+        perft::perft::Control {
+            stop: Some(&stop),
+            on_root_move: None,
+        },
+    );
+    assert!(!out.complete);
+    assert!(out.moves.len() < 20);
+}
+
+#[test]
+fn threads_hammering_a_tiny_table_never_read_a_wrong_count() {
+    // Every stored count is a function of (key, depth); any hit that breaks it
+    // would be a torn or misattributed entry.
+    fn count_of(key: u64, depth: u32) -> u64 {
+        (key.rotate_left(17) ^ (u64::from(depth) * 0x9E37_79B9_7F4A_7C15)) | 1
+    }
+    for sync in SYNCS {
+        for bytes in [64u128, 64 * 4, 64 * 1024] {
+            let table = Arc::new(PerftTable::new(bytes, sync).unwrap());
+            let hits = Arc::new(AtomicU64::new(0));
+            let handles: Vec<_> = (0..4u64)
+                .map(|t| {
+                    let table = Arc::clone(&table);
+                    let hits = Arc::clone(&hits);
+                    std::thread::spawn(move || {
+                        let mut state = 0x1234_5678 + t;
+                        for _ in 0..200_000 {
+                            state ^= state << 13;
+                            state ^= state >> 7;
+                            state ^= state << 17;
+                            // Few distinct keys, so threads collide on purpose.
+                            let key = (state % 97).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+                            let depth = 2 + (state >> 32) as u32 % 4;
+                            if let Some(c) = table.probe(key, depth) {
+                                assert_eq!(c, count_of(key, depth), "{sync} wrong count");
+                                hits.fetch_add(1, Ordering::Relaxed);
+                            } else {
+                                table.store(key, depth, count_of(key, depth));
+                            }
+                        }
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap();
+            }
+            assert!(
+                hits.load(Ordering::Relaxed) > 1000,
+                "{sync} {bytes}: too few hits"
+            );
+        }
+    }
+}
