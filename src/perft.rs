@@ -352,9 +352,16 @@ impl<T: Table> Run<'_, T> {
             return n;
         }
         let mut nodes = 0u128;
-        for_each_child::<S, true>(pos, |child| {
-            nodes += self.serial::<S::Other>(child, depth - 1, stats);
-        });
+        if depth - 1 < self.min_hash_depth {
+            // The children are not hashed: no keys, plain bulk counting.
+            for_each_child::<S, false>(pos, |child| {
+                nodes += u128::from(perft_side::<S::Other>(child, depth - 1));
+            });
+        } else {
+            for_each_child::<S, true>(pos, |child| {
+                nodes += self.serial::<S::Other>(child, depth - 1, stats);
+            });
+        }
         self.store(pos, depth, nodes, stats);
         nodes
     }
@@ -509,5 +516,51 @@ impl Perft {
             split_depth: self.config.split_depth,
             stop,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Walks the tree with the keyed perft makes (the ones the hashed
+    /// recursion uses) and checks every key against a recomputed one.
+    fn walk<S: Side>(pos: &Position, depth: u32, visited: &mut u64) {
+        assert_eq!(pos.hash(), pos.compute_hash(), "{}", pos.to_fen());
+        *visited += 1;
+        if depth > 0 {
+            for_each_child::<S, true>(pos, |child| walk::<S::Other>(child, depth - 1, visited));
+        }
+    }
+
+    #[test]
+    fn keyed_perft_makes_keep_the_zobrist_key_exact() {
+        for fen in [
+            crate::fen::STARTPOS,
+            crate::fen::KIWIPETE,
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let mut visited = 0;
+            match pos.side_to_move() {
+                Color::White => walk::<White>(&pos, 4, &mut visited),
+                Color::Black => walk::<Black>(&pos, 4, &mut visited),
+            }
+            assert!(visited > 10_000, "{fen}: {visited}");
+        }
+    }
+
+    #[test]
+    fn keyless_perft_makes_give_the_same_boards() {
+        let pos = Position::from_fen(crate::fen::KIWIPETE).unwrap();
+        let mut keyed = Vec::new();
+        for_each_child::<White, true>(&pos, |c| keyed.push(c.to_fen()));
+        let mut plain = Vec::new();
+        for_each_child::<White, false>(&pos, |c| plain.push(c.to_fen()));
+        assert_eq!(keyed, plain);
+        assert_eq!(keyed.len(), 48);
     }
 }
