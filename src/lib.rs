@@ -11,6 +11,7 @@ pub mod bitboard;
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod eval;
 pub mod fen;
 pub mod movegen;
 pub mod moves;
@@ -18,8 +19,10 @@ pub mod perft;
 pub mod piece;
 pub mod position;
 pub mod report;
+pub mod search;
 pub mod square;
 pub mod suite;
+pub mod tt;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;
