@@ -8,3 +8,4 @@ mod hashing;
 mod movegen;
 mod stockfish;
 mod suites;
+mod tt;

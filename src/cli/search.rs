@@ -46,7 +46,7 @@ pub struct SearchArgs {
     #[arg(long)]
     pub no_tt: bool,
     /// Aspiration half-width in centipawns (0 = full window).
-    #[arg(long, value_name = "CP", default_value_t = search::DEFAULT_ASPIRATION as u32)]
+    #[arg(long, value_name = "CP", allow_negative_numbers = true, default_value_t = search::DEFAULT_ASPIRATION as u32)]
     pub aspiration: u32,
     /// What to do with the TT entries of a failed aspiration window.
     #[arg(long, value_enum, value_name = "POLICY", default_value_t = OnFailArg::Rollback, conflicts_with = "no_tt")]
