@@ -6,6 +6,7 @@ mod cli;
 mod fen_corpus;
 mod hashing;
 mod movegen;
+mod search;
 mod stockfish;
 mod suites;
 mod tt;
