@@ -64,7 +64,7 @@ pub const MATE: i32 = 32_000;
 pub const INFINITY: i32 = 32_001;
 /// Default aspiration half-width in centipawns (chosen by measurement: see
 /// README "perft search").
-pub const DEFAULT_ASPIRATION: i32 = 25;
+pub const DEFAULT_ASPIRATION: i32 = 50;
 
 /// How often (in nodes) the clock and the stop flag are read.
 const CHECK_EVERY: u64 = 1024;

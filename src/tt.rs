@@ -85,7 +85,7 @@ pub const MAX_AGE: u32 = 64;
 
 /// Default `k` of the replacement priority `depth - k * age`
 /// (chosen by measurement: see README "perft search").
-pub const DEFAULT_AGE_WEIGHT: i32 = 2;
+pub const DEFAULT_AGE_WEIGHT: i32 = 1;
 
 /// Size of one entry in bytes.
 pub const ENTRY_BYTES: usize = 16;
