@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
+use proptest::test_runner::{Config, TestCaseError, TestError, TestRng, TestRunner};
 
 use perft::Move;
 use perft::tt::{
@@ -690,7 +690,7 @@ fn run_case(case: &Case, sweep: bool) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(Config { cases: 512, ..Config::default() })]
+    #![proptest_config(Config { cases: 2048, ..Config::default() })]
 
     #[test]
     fn tt_matches_the_reference_model(case in case()) {
@@ -700,16 +700,24 @@ proptest! {
 
 #[test]
 fn property_test_catches_resurrection_when_the_sweep_is_disabled() {
-    let mut runner = TestRunner::new(Config {
+    // A fixed seed, so the test does not depend on luck.
+    let config = Config {
         cases: 512,
         failure_persistence: None,
         ..Config::default()
-    });
+    };
+    let rng = TestRng::deterministic_rng(config.rng_algorithm);
+    let mut runner = TestRunner::new_with_rng(config, rng);
     match runner.run(&case(), |c| run_case(&c, false)) {
         Err(TestError::Fail(reason, minimal)) => {
+            // The symptoms of a reused slot that was not swept: a rolled-back
+            // entry visible again, an old value shadowing the latest, or old
+            // committed entries taken down by the new transaction's rollback.
             let reason = reason.to_string();
             assert!(
-                reason.contains("rolled back") || reason.contains("stale"),
+                ["rolled back", "stale", "lost without eviction pressure"]
+                    .iter()
+                    .any(|s| reason.contains(s)),
                 "unexpected failure: {reason}\n{minimal:?}"
             );
         }

@@ -40,6 +40,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "MS")]
     pub movetime: Option<u64>,
     /// TT size with a unit: B, KiB, MiB, GiB (a bare number means MiB).
+    /// Default: 16MiB.
     #[arg(long, value_name = "SIZE", conflicts_with = "no_tt")]
     pub tt: Option<String>,
     /// Search without a TT.
