@@ -359,8 +359,8 @@ pub fn search(
             let use_window = width > 0 && depth > 1 && prev_score.abs() < MATE - MAX_PLY as i32;
             let (mut alpha, mut beta) = if use_window {
                 (
-                    (prev_score - width).max(-INFINITY),
-                    (prev_score + width).min(INFINITY),
+                    prev_score.saturating_sub(width).max(-INFINITY),
+                    prev_score.saturating_add(width).min(INFINITY),
                 )
             } else {
                 (-INFINITY, INFINITY)
@@ -380,11 +380,12 @@ pub fn search(
                     fails += 1;
                     s.stats.aspiration_fails += 1;
                     s.end(options.on_fail == OnFail::Commit)?;
-                    delta = delta.saturating_mul(2);
+                    // Past 2 * INFINITY any widening reaches infinity.
+                    delta = delta.saturating_mul(2).min(2 * INFINITY);
                     if score <= alpha {
-                        alpha = widen(score - delta, -INFINITY);
+                        alpha = widen(score.saturating_sub(delta), -INFINITY);
                     } else {
-                        beta = widen(score + delta, INFINITY);
+                        beta = widen(score.saturating_add(delta), INFINITY);
                     }
                     if s.pv_len[0] > 0 {
                         // A fail high has a move that beats the old best.

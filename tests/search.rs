@@ -207,6 +207,36 @@ fn all_77_mates_are_solved_at_depth_2dm_minus_1_with_tt_on_and_off() {
     );
 }
 
+#[test]
+fn any_aspiration_width_and_node_budget_is_safe() {
+    // Extreme widths behave as a very narrow or a full window; a zero node
+    // budget still yields a legal move. (No overflow, no panic.)
+    let m = first_mate(2);
+    for width in [1, i32::MAX] {
+        for on_fail in [OnFail::Rollback, OnFail::Commit] {
+            let mut tt = Tt::new(1 << 20).unwrap();
+            let options = SearchOptions {
+                aspiration: width,
+                on_fail,
+                ..SearchOptions::default()
+            };
+            check_mate_found(&m, &solve(&m, Some(&mut tt), &options), "extreme width").unwrap();
+        }
+    }
+    let pos = m.record.position;
+    let r = search::search(
+        &pos,
+        &[],
+        &Limits::nodes(0),
+        None,
+        &SearchOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    assert!(r.stopped && r.depth == 0 && r.score.is_none());
+    assert!(pos.is_legal(r.best_move.unwrap()));
+}
+
 // ----- the root score does not depend on the TT (reference mode) -----
 
 /// At least 30 positions from `positions/*.epd`: all of `standard.epd` and
