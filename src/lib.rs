@@ -11,6 +11,7 @@ pub mod bitboard;
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod eval;
 pub mod fen;
 pub mod hash;
 pub mod movegen;
@@ -19,8 +20,10 @@ pub mod perft;
 pub mod piece;
 pub mod position;
 pub mod report;
+pub mod search;
 pub mod square;
 pub mod suite;
+pub mod tt;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;

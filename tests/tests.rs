@@ -7,5 +7,7 @@ mod fen_corpus;
 mod hashing;
 mod movegen;
 mod parallel;
+mod search;
 mod stockfish;
 mod suites;
+mod tt;

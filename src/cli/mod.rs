@@ -15,6 +15,8 @@ use crate::position::Position;
 use crate::report::{self, CountReport, DivideEntry, DivideReport, Header};
 use crate::suite::{self, PositionOutcome, SuiteLimits};
 
+pub mod search;
+
 /// Names accepted in place of a FEN.
 pub const POSITION_NAMES: [&str; 6] = ["startpos", "kiwipete", "cpw3", "cpw4", "cpw5", "cpw6"];
 
@@ -63,6 +65,11 @@ pub enum Command {
         after_help = "Examples:\n  perft suite positions/standard.epd\n  perft suite positions/perftsuite.epd --max-depth 5\n  perft suite positions/chess960.epd --max-depth 4 --json"
     )]
     Suite(SuiteArgs),
+    /// Alpha-beta search over the transactional TT: UCI info lines and bestmove.
+    #[command(
+        after_help = "Examples:\n  perft search kiwipete --depth 6\n  perft search '6rk/7p/R2N3P/3r4/1P5K/P7/8/8 w - - 0 1' --depth 3 --no-tt\n  perft search cpw6 --depth 6 --aspiration 1 --on-fail commit --json"
+    )]
+    Search(search::SearchArgs),
 }
 
 /// Position selection shared by commands.
@@ -248,6 +255,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Count(args) => run_count(args),
         Command::Divide(args) => run_divide(args),
         Command::Suite(args) => run_suite(args),
+        Command::Search(args) => search::run_search(args),
     }
 }
 

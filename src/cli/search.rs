@@ -1,0 +1,358 @@
+//! `perft search`: the alpha-beta search mode over the transactional TT.
+//!
+//! A thin layer over [`crate::search::search`]: validate the flags, build the
+//! TT, print one UCI `info` line per completed iteration, a TT line and
+//! `bestmove` (or one JSON object with `--json`).
+
+use std::time::Duration;
+
+use clap::{ArgGroup, Args, ValueEnum};
+use serde::Serialize;
+
+use super::{PositionArgs, resolve_position, write_json, write_out};
+use crate::error::{EXIT_OK, Error};
+use crate::report::Header;
+use crate::search::{self, IterationInfo, Limits, MAX_DEPTH, OnFail, Score, SearchOptions};
+use crate::tt::{STATUS_SLOTS, Tt, TtStats};
+
+/// Depth searched when no limit is given.
+pub const DEFAULT_DEPTH: u32 = 6;
+/// TT size when `--tt` is not given.
+pub const DEFAULT_TT: &str = "16MiB";
+/// Largest accepted `--aspiration`.
+pub const MAX_ASPIRATION: u32 = 10_000;
+
+/// `perft search` arguments.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("limit").args(["depth", "nodes", "movetime"])))]
+pub struct SearchArgs {
+    /// Position and moves.
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Search to this depth in plies (1 to 100). Default when no limit is
+    /// given: 6.
+    #[arg(long, value_name = "N")]
+    pub depth: Option<u32>,
+    /// Stop after about N nodes.
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u64>,
+    /// Stop after MS milliseconds.
+    #[arg(long, value_name = "MS")]
+    pub movetime: Option<u64>,
+    /// TT size with a unit: B, KiB, MiB, GiB (a bare number means MiB).
+    /// Default: 16MiB.
+    #[arg(long, value_name = "SIZE", conflicts_with = "no_tt")]
+    pub tt: Option<String>,
+    /// Search without a TT.
+    #[arg(long)]
+    pub no_tt: bool,
+    /// Aspiration half-width in centipawns (0 = full window).
+    #[arg(long, value_name = "CP", allow_negative_numbers = true, default_value_t = search::DEFAULT_ASPIRATION as u32)]
+    pub aspiration: u32,
+    /// What to do with the TT entries of a failed aspiration window.
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = OnFailArg::Rollback, conflicts_with = "no_tt")]
+    pub on_fail: OnFailArg,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--on-fail` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnFailArg {
+    /// Roll the failed window's transaction back (its entries vanish).
+    Rollback,
+    /// Commit it anyway (its entries are valid bounds).
+    Commit,
+}
+
+impl From<OnFailArg> for OnFail {
+    fn from(a: OnFailArg) -> OnFail {
+        match a {
+            OnFailArg::Rollback => OnFail::Rollback,
+            OnFailArg::Commit => OnFail::Commit,
+        }
+    }
+}
+
+/// Parses a size: a whole number and an optional unit `B`, `KiB`, `MiB`,
+/// `GiB`, `TiB` (case-insensitive; a bare number means MiB, as UCI's `Hash`).
+pub fn parse_size(text: &str) -> Result<usize, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let bad = || {
+        format!(
+            "bad size '{text}': expected a whole number with unit B, KiB, MiB or GiB (e.g. 64MiB, 1GiB)"
+        )
+    };
+    if digits.is_empty() {
+        return Err(bad());
+    }
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "b" => 0,
+        "kib" | "k" => 10,
+        "" | "mib" | "m" => 20,
+        "gib" | "g" => 30,
+        "tib" | "t" => 40,
+        "kb" | "mb" | "gb" | "tb" => {
+            return Err(format!(
+                "bad size '{text}': write binary units (KiB, MiB, GiB); decimal {} is ambiguous here",
+                unit.trim()
+            ));
+        }
+        _ => return Err(bad()),
+    };
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    n.checked_mul(1u64 << shift)
+        .and_then(|b| usize::try_from(b).ok())
+        .ok_or_else(|| format!("size '{text}' is too large for this machine's address space"))
+}
+
+/// Physical memory in bytes (Linux `/proc/meminfo`), if known.
+fn physical_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Builds the TT for `--tt SIZE`: a clear error for a bad size, one larger
+/// than the machine's memory, or a failed allocation.
+fn build_tt(text: &str) -> Result<Tt, Error> {
+    let bytes = parse_size(text).map_err(|e| Error::Usage(format!("--tt: {e}")))?;
+    if bytes < 1024 {
+        return Err(Error::Usage(format!(
+            "--tt: {text} is too small (at least 1KiB)"
+        )));
+    }
+    if let Some(total) = physical_memory()
+        && bytes as u64 > total
+    {
+        return Err(Error::Usage(format!(
+            "--tt: {text} is more than this machine's memory ({:.1} GiB)",
+            total as f64 / f64::from(1u32 << 30)
+        )));
+    }
+    Tt::new(bytes).map_err(|e| Error::Usage(format!("--tt: {e}")))
+}
+
+/// TT counters in the report.
+#[derive(Debug, Serialize)]
+pub struct TtReport {
+    /// Table size in bytes.
+    pub bytes: usize,
+    /// Status slots (slot 0 the sentinel).
+    pub status_slots: usize,
+    /// Policy after a failed aspiration window.
+    pub on_fail: OnFail,
+    /// Transactions begun (one per aspiration window searched).
+    pub transactions: u64,
+    /// Transactions committed.
+    pub commits: u64,
+    /// Transactions rolled back.
+    pub rollbacks: u64,
+    /// Entries discarded by rollbacks.
+    pub discarded: u64,
+    /// Probes.
+    pub probes: u64,
+    /// Probes that found a visible entry.
+    pub hits: u64,
+    /// `hits / probes` (0 to 1).
+    pub hit_rate: f64,
+    /// Stores.
+    pub stores: u64,
+    /// Slot sweeps.
+    pub sweeps: u64,
+}
+
+/// Result of `perft search`.
+#[derive(Debug, Serialize)]
+pub struct SearchReport {
+    /// Common header.
+    #[serde(flatten)]
+    pub header: Header,
+    /// The searched position (after `--moves`).
+    pub fen: String,
+    /// Depth limit in plies (`null` = none).
+    pub depth_limit: Option<u32>,
+    /// Node limit (`null` = none).
+    pub nodes_limit: Option<u64>,
+    /// Time limit in milliseconds (`null` = none).
+    pub movetime_ms: Option<u64>,
+    /// Aspiration half-width in centipawns (0 = off).
+    pub aspiration: u32,
+    /// One entry per completed iteration.
+    pub iterations: Vec<IterationInfo>,
+    /// Best move (UCI), `(none)` when there is no legal move.
+    pub bestmove: String,
+    /// Score of the last completed iteration.
+    pub score: Option<Score>,
+    /// Deepest completed iteration.
+    pub depth: u32,
+    /// Nodes searched (main search and quiescence).
+    pub nodes: u64,
+    /// Quiescence nodes among them.
+    pub qnodes: u64,
+    /// Wall-clock milliseconds.
+    pub time_ms: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// Aspiration windows that failed.
+    pub aspiration_fails: u64,
+    /// True if a node or time limit cut the last iteration short.
+    pub stopped: bool,
+    /// TT counters, `null` with `--no-tt`.
+    pub tt: Option<TtReport>,
+}
+
+fn tt_line(tt: &Option<TtReport>) -> String {
+    match tt {
+        None => "info string tt off".to_string(),
+        Some(t) => format!(
+            "info string tt transactions {} commits {} rollbacks {} discarded {} probes {} hits {} hitrate {:.1}%",
+            t.transactions,
+            t.commits,
+            t.rollbacks,
+            t.discarded,
+            t.probes,
+            t.hits,
+            100.0 * t.hit_rate
+        ),
+    }
+}
+
+fn tt_report(tt: &Tt, s: &TtStats, on_fail: OnFail) -> TtReport {
+    TtReport {
+        bytes: tt.bytes(),
+        status_slots: tt.status_slots(),
+        on_fail,
+        transactions: s.transactions,
+        commits: s.commits,
+        rollbacks: s.rollbacks,
+        discarded: s.discarded,
+        probes: s.probes,
+        hits: s.hits,
+        hit_rate: s.hit_rate(),
+        stores: s.stores,
+        sweeps: s.sweeps,
+    }
+}
+
+/// Runs `perft search`.
+pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
+    if let Some(d) = args.depth
+        && !(1..=MAX_DEPTH).contains(&d)
+    {
+        return Err(Error::Usage(format!(
+            "--depth: must be 1 to {MAX_DEPTH}, got {d}"
+        )));
+    }
+    if args.nodes == Some(0) {
+        return Err(Error::Usage("--nodes: must be at least 1".into()));
+    }
+    if args.movetime == Some(0) {
+        return Err(Error::Usage("--movetime: must be at least 1 ms".into()));
+    }
+    if args.aspiration > MAX_ASPIRATION {
+        return Err(Error::Usage(format!(
+            "--aspiration: must be 0 to {MAX_ASPIRATION} centipawns, got {}",
+            args.aspiration
+        )));
+    }
+    let pos = resolve_position(&args.position)?;
+    let mut tt = if args.no_tt {
+        None
+    } else {
+        Some(build_tt(args.tt.as_deref().unwrap_or(DEFAULT_TT))?)
+    };
+    debug_assert!(tt.as_ref().is_none_or(|t| t.status_slots() == STATUS_SLOTS));
+    let limits = Limits {
+        depth: args
+            .depth
+            .or_else(|| (args.nodes.is_none() && args.movetime.is_none()).then_some(DEFAULT_DEPTH)),
+        nodes: args.nodes,
+        movetime: args.movetime.map(Duration::from_millis),
+        stop: None,
+    };
+    let on_fail = OnFail::from(args.on_fail);
+    let options = SearchOptions {
+        aspiration: args.aspiration as i32,
+        on_fail,
+        ..SearchOptions::default()
+    };
+
+    let mut iterations = Vec::new();
+    let mut write_error = None;
+    let result = search::search(&pos, &[], &limits, tt.as_mut(), &options, |info| {
+        if args.json {
+            iterations.push(info.clone());
+        } else if write_error.is_none()
+            && let Err(e) = write_out(&format!("{}\n", info.to_uci()))
+        {
+            // Keep searching quietly; the error is reported at the end.
+            write_error = Some(e);
+        }
+    })
+    .map_err(|e| Error::Usage(e.to_string()))?;
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+
+    let report = SearchReport {
+        header: Header::new("search"),
+        fen: pos.to_fen(),
+        depth_limit: limits.depth,
+        nodes_limit: limits.nodes,
+        movetime_ms: args.movetime,
+        aspiration: args.aspiration,
+        iterations,
+        bestmove: result.best_move_uci(),
+        score: result.score,
+        depth: result.depth,
+        nodes: result.stats.nodes,
+        qnodes: result.stats.qnodes,
+        time_ms: result.time.as_millis() as u64,
+        nps: (result.stats.nodes as f64 / result.time.as_secs_f64().max(1e-6)) as u64,
+        aspiration_fails: result.stats.aspiration_fails,
+        stopped: result.stopped,
+        tt: tt.as_ref().map(|t| tt_report(t, &result.tt, on_fail)),
+    };
+    if args.json {
+        write_json(&report)?;
+    } else {
+        let mut text = String::new();
+        if report.iterations.is_empty() && report.depth == 0 {
+            // No iteration completed (no legal move, or cut short at once).
+            if let Some(score) = report.score {
+                text.push_str(&format!("info depth 0 score {score}\n"));
+            }
+        }
+        text.push_str(&tt_line(&report.tt));
+        text.push('\n');
+        text.push_str(&format!("bestmove {}\n", report.bestmove));
+        write_out(&text)?;
+    }
+    Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_take_binary_units() {
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_size("512kib"), Ok(512 << 10));
+        assert_eq!(parse_size("4096B"), Ok(4096));
+        assert_eq!(parse_size("16"), Ok(16 << 20));
+        assert!(parse_size("64MB").unwrap_err().contains("binary units"));
+        assert!(parse_size("MiB").unwrap_err().contains("bad size"));
+        assert!(parse_size("-1MiB").unwrap_err().contains("bad size"));
+        assert!(parse_size("1.5GiB").unwrap_err().contains("bad size"));
+        assert!(parse_size("64XB").unwrap_err().contains("bad size"));
+        assert!(parse_size("99999999999999999999").is_err());
+        assert!(parse_size("16777216TiB").unwrap_err().contains("too large"));
+    }
+}

@@ -1,0 +1,537 @@
+//! The search mode: mates from `positions/mates.epd` (Lichess puzzles verified
+//! with Stockfish), the TT-independence of the reference-mode root score, and
+//! the `perft search` command line.
+
+use rayon::prelude::*;
+
+use perft::search::{self, Limits, OnFail, Score, SearchOptions, SearchResult};
+use perft::suite::EpdRecord;
+use perft::tt::Tt;
+use perft::{Move, MoveKind, Piece, Position, Square};
+
+use crate::common::{load, run_perft, stderr, stdout};
+
+/// The legal move `san` names in `pos` (SAN as python-chess writes it; `+#!?`
+/// ignored), if exactly one does.
+fn san_to_move(pos: &Position, san: &str) -> Option<Move> {
+    let s = san.trim_end_matches(['+', '#', '!', '?']);
+    let legal = pos.legal_moves();
+    if s == "O-O" || s == "O-O-O" {
+        let king_side = s == "O-O";
+        let found: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|m| {
+                m.kind() == MoveKind::Castling && (m.to().file() > m.from().file()) == king_side
+            })
+            .collect();
+        return (found.len() == 1).then(|| found[0]);
+    }
+    let (body, promotion) = match s.split_once('=') {
+        Some((b, p)) => (b, Some(Piece::from_char(p.chars().next()?)?)),
+        None => (s, None),
+    };
+    let mut chars: Vec<char> = body.chars().collect();
+    let piece = if chars.first()?.is_ascii_uppercase() {
+        Piece::from_char(chars.remove(0))?
+    } else {
+        Piece::Pawn
+    };
+    let n = chars.len();
+    if n < 2 {
+        return None;
+    }
+    let to = Square::parse(&chars[n - 2..].iter().collect::<String>())?;
+    let hints: Vec<char> = chars[..n - 2]
+        .iter()
+        .copied()
+        .filter(|&c| c != 'x')
+        .collect();
+    let found: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|m| {
+            m.kind() != MoveKind::Castling
+                && pos.piece_on(m.from()).map(|(_, p)| p) == Some(piece)
+                && m.to() == to
+                && m.promotion() == promotion
+                && hints.iter().all(|&c| {
+                    if c.is_ascii_digit() {
+                        m.from().rank().to_char() == c
+                    } else {
+                        m.from().file().to_char() == c
+                    }
+                })
+        })
+        .collect();
+    (found.len() == 1).then(|| found[0])
+}
+
+struct Mate {
+    record: EpdRecord,
+    dm: u32,
+    bm: Vec<Move>,
+}
+
+fn label(r: &EpdRecord) -> String {
+    format!("mates.epd:{} {}", r.line, r.id.as_deref().unwrap_or("?"))
+}
+
+/// Every line of `positions/mates.epd`, its `dm` and its `bm` moves.
+fn mates() -> Vec<Mate> {
+    load("mates")
+        .into_iter()
+        .map(|record| {
+            let dm: u32 = record
+                .op("dm")
+                .and_then(|d| d.parse().ok())
+                .unwrap_or_else(|| panic!("{}: no dm", label(&record)));
+            let bm: Vec<Move> = record
+                .op("bm")
+                .unwrap_or_else(|| panic!("{}: no bm", label(&record)))
+                .split_whitespace()
+                .map(|san| {
+                    san_to_move(&record.position, san).unwrap_or_else(|| {
+                        panic!("{}: bm {san} is not a legal move", label(&record))
+                    })
+                })
+                .collect();
+            Mate { record, dm, bm }
+        })
+        .collect()
+}
+
+#[test]
+fn mates_file_has_77_positions_whose_pv_ends_in_checkmate() {
+    // The counts per dm are those of shared/search/README.md.
+    let all = mates();
+    assert_eq!(all.len(), 77);
+    for (dm, want) in [(1, 12), (2, 23), (3, 17), (4, 25)] {
+        assert_eq!(all.iter().filter(|m| m.dm == dm).count(), want, "dm {dm}");
+    }
+    // Each pv is 2*dm - 1 legal plies ending in checkmate (this checks the
+    // SAN reader as much as the file), and its first move is one of bm.
+    for m in &all {
+        let pv: Vec<&str> = m.record.op("pv").unwrap().split_whitespace().collect();
+        assert_eq!(pv.len() as u32, 2 * m.dm - 1, "{}", label(&m.record));
+        let mut pos = m.record.position;
+        for (i, san) in pv.iter().enumerate() {
+            let mv = san_to_move(&pos, san)
+                .unwrap_or_else(|| panic!("{}: pv move {san} is not legal", label(&m.record)));
+            if i == 0 {
+                assert!(m.bm.contains(&mv), "{}", label(&m.record));
+            }
+            pos = pos.play_unchecked(mv);
+        }
+        assert!(
+            pos.in_check() && pos.legal_moves().is_empty(),
+            "{}: pv does not mate",
+            label(&m.record)
+        );
+    }
+}
+
+fn solve(m: &Mate, tt: Option<&mut Tt>, options: &SearchOptions) -> SearchResult {
+    let depth = 2 * m.dm - 1;
+    search::search(
+        &m.record.position,
+        &[],
+        &Limits::depth(depth),
+        tt,
+        options,
+        |_| {},
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", label(&m.record)))
+}
+
+fn check_mate_found(m: &Mate, r: &SearchResult, mode: &str) -> Result<(), String> {
+    let best = r
+        .best_move
+        .ok_or_else(|| format!("{} [{mode}]: no best move", label(&m.record)))?;
+    if r.score != Some(Score::Mate(m.dm as i32)) || !m.bm.contains(&best) {
+        return Err(format!(
+            "{} [{mode}]: got score {:?} bestmove {}, want mate {} with one of {:?}",
+            label(&m.record),
+            r.score,
+            best.to_uci(false),
+            m.dm,
+            m.record.op("bm")
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn all_77_mates_are_solved_at_depth_2dm_minus_1_with_tt_on_and_off() {
+    let all = mates();
+    let failures: Vec<String> = all
+        .par_iter()
+        .flat_map_iter(|m| {
+            let mut out = Vec::new();
+            let default = SearchOptions::default();
+            out.push(check_mate_found(m, &solve(m, None, &default), "tt off"));
+            for (mode, options) in [
+                ("tt on, rollback", default.clone()),
+                (
+                    "tt on, 1 cp window, rollback",
+                    SearchOptions {
+                        aspiration: 1,
+                        on_fail: OnFail::Rollback,
+                        ..SearchOptions::default()
+                    },
+                ),
+                (
+                    "tt on, 1 cp window, commit",
+                    SearchOptions {
+                        aspiration: 1,
+                        on_fail: OnFail::Commit,
+                        ..SearchOptions::default()
+                    },
+                ),
+            ] {
+                let mut tt = Tt::new(4 << 20).unwrap();
+                out.push(check_mate_found(
+                    m,
+                    &solve(m, Some(&mut tt), &options),
+                    mode,
+                ));
+            }
+            out.into_iter().filter_map(Result::err)
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn any_aspiration_width_and_node_budget_is_safe() {
+    // Extreme widths behave as a very narrow or a full window; a zero node
+    // budget still yields a legal move. (No overflow, no panic.)
+    let m = first_mate(2);
+    for width in [1, i32::MAX] {
+        for on_fail in [OnFail::Rollback, OnFail::Commit] {
+            let mut tt = Tt::new(1 << 20).unwrap();
+            let options = SearchOptions {
+                aspiration: width,
+                on_fail,
+                ..SearchOptions::default()
+            };
+            check_mate_found(&m, &solve(&m, Some(&mut tt), &options), "extreme width").unwrap();
+        }
+    }
+    let pos = m.record.position;
+    let r = search::search(
+        &pos,
+        &[],
+        &Limits::nodes(0),
+        None,
+        &SearchOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    assert!(r.stopped && r.depth == 0 && r.score.is_none());
+    assert!(pos.is_legal(r.best_move.unwrap()));
+}
+
+// ----- the root score does not depend on the TT (reference mode) -----
+
+/// At least 30 positions from `positions/*.epd`: all of `standard.epd` and
+/// every fourth line of `perftsuite.epd`, skipping positions near the
+/// fifty-move limit.
+fn reference_positions() -> Vec<(String, Position)> {
+    let mut out = Vec::new();
+    for (file, step) in [("standard", 1), ("perftsuite", 4)] {
+        for r in load(file).into_iter().step_by(step) {
+            if r.position.halfmove_clock() < 90 {
+                out.push((format!("{file}.epd:{}", r.line), r.position));
+            }
+        }
+    }
+    out
+}
+
+/// Depth 4: a repetition below the root that depends on the path to a node
+/// (graph history interaction, the one way a TT can change a fixed-depth
+/// score) needs a position at ply s >= 1 repeated at ply s + 4 <= depth, so
+/// at depth 4 only the root can be repeated, and it is on every path.
+const REFERENCE_DEPTH: u32 = 4;
+
+#[test]
+fn reference_root_score_is_identical_with_tt_off_rollback_commit_and_a_1cp_window() {
+    let positions = reference_positions();
+    assert!(positions.len() >= 30, "{}", positions.len());
+    let modes: [(&str, bool, i32, OnFail); 5] = [
+        ("tt off", false, 0, OnFail::Rollback),
+        (
+            "tt on, default window, rollback",
+            true,
+            search::DEFAULT_ASPIRATION,
+            OnFail::Rollback,
+        ),
+        (
+            "tt on, default window, commit",
+            true,
+            search::DEFAULT_ASPIRATION,
+            OnFail::Commit,
+        ),
+        ("tt on, 1 cp window, rollback", true, 1, OnFail::Rollback),
+        ("tt on, 1 cp window, commit", true, 1, OnFail::Commit),
+    ];
+    let outcomes: Vec<(String, Vec<SearchResult>)> = positions
+        .par_iter()
+        .map(|(name, pos)| {
+            let results = modes
+                .iter()
+                .map(|&(_, use_tt, width, on_fail)| {
+                    let mut tt = Tt::new(4 << 20).unwrap();
+                    let options = SearchOptions::reference(width, on_fail);
+                    let limits = Limits::depth(REFERENCE_DEPTH);
+                    search::search(
+                        pos,
+                        &[],
+                        &limits,
+                        use_tt.then_some(&mut tt),
+                        &options,
+                        |_| {},
+                    )
+                    .unwrap()
+                })
+                .collect();
+            (name.clone(), results)
+        })
+        .collect();
+
+    let mut mismatches = Vec::new();
+    for (name, results) in &outcomes {
+        let reference = results[0].score;
+        assert!(reference.is_some(), "{name}: no score");
+        for (i, r) in results.iter().enumerate().skip(1) {
+            assert_eq!(r.depth, results[0].depth, "{name}");
+            if r.score != reference {
+                mismatches.push(format!(
+                    "{name} [{}]: {:?} vs tt off {:?}",
+                    modes[i].0, r.score, reference
+                ));
+            }
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+
+    // The comparison is not vacuous: the TT cut off, and the 1 cp window
+    // failed and rolled back (or committed) many times.
+    let total = |i: usize, f: &dyn Fn(&SearchResult) -> u64| -> u64 {
+        outcomes.iter().map(|(_, r)| f(&r[i])).sum()
+    };
+    assert!(total(1, &|r| r.stats.tt_cutoffs) > 1000);
+    assert!(total(3, &|r| r.tt.rollbacks) > positions.len() as u64);
+    assert!(total(3, &|r| r.tt.discarded) > 0);
+    assert!(total(4, &|r| r.stats.aspiration_fails) > positions.len() as u64);
+    assert_eq!(total(4, &|r| r.tt.rollbacks), 0);
+}
+
+// ----- the command line -----
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON object ({e}): {}", stdout(out)))
+}
+
+/// The UCI text of every `bm` move of a mates.epd record.
+fn bm_uci(m: &Mate) -> Vec<String> {
+    m.bm.iter().map(|mv| mv.to_uci(false).to_string()).collect()
+}
+
+fn first_mate(dm: u32) -> Mate {
+    mates().into_iter().find(|m| m.dm == dm).unwrap()
+}
+
+#[test]
+fn cli_finds_mate_in_3_at_depth_8() {
+    let m = first_mate(3);
+    let fen = m.record.position.to_fen();
+    let out = run_perft(&["search", &fen, "--depth", "8"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    // One info line per iteration, the TT line, bestmove.
+    assert_eq!(lines.len(), 8 + 2, "{text}");
+    for (d, line) in lines[..8].iter().enumerate() {
+        assert!(
+            line.starts_with(&format!("info depth {} score ", d + 1)),
+            "{line}"
+        );
+        for field in [" nodes ", " nps ", " time ", " pv "] {
+            assert!(line.contains(field), "{line}");
+        }
+    }
+    assert!(lines[7].contains(" score mate 3 "), "{text}");
+    assert!(
+        lines[8].starts_with("info string tt transactions "),
+        "{text}"
+    );
+    for field in [" commits ", " rollbacks ", " discarded ", " hitrate "] {
+        assert!(lines[8].contains(field), "{}", lines[8]);
+    }
+    let best = lines[9].strip_prefix("bestmove ").unwrap();
+    assert!(
+        bm_uci(&m).contains(&best.to_string()),
+        "{best} not in {:?}",
+        m.record.op("bm")
+    );
+}
+
+#[test]
+fn cli_json_is_one_object_with_iterations_and_tt_counters() {
+    let m = first_mate(2);
+    let fen = m.record.position.to_fen();
+    let out = run_perft(&["search", &fen, "--depth", "4", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["kind"], "search");
+    assert_eq!(v["depth"], 4);
+    assert_eq!(v["iterations"].as_array().unwrap().len(), 4);
+    assert_eq!(v["iterations"][3]["depth"], 4);
+    assert_eq!(v["score"]["mate"], 2);
+    assert!(bm_uci(&m).contains(&v["bestmove"].as_str().unwrap().to_string()));
+    let tt = &v["tt"];
+    assert_eq!(tt["status_slots"], 16384);
+    let transactions = tt["transactions"].as_u64().unwrap();
+    assert!(transactions >= 4);
+    assert_eq!(
+        transactions,
+        tt["commits"].as_u64().unwrap() + tt["rollbacks"].as_u64().unwrap()
+    );
+    assert!(tt["hit_rate"].as_f64().unwrap() >= 0.0);
+
+    let out = run_perft(&["search", &fen, "--depth", "3", "--no-tt", "--json"]);
+    let v = json(&out);
+    assert!(v["tt"].is_null());
+}
+
+#[test]
+fn cli_one_cp_window_with_rollback_rolls_back_and_agrees_with_no_tt() {
+    // A mate in 4: the cp scores of the early iterations turn into a mate
+    // score, so a 1 cp window must fail; the best move must still be the
+    // --no-tt one, and one of the verified mating moves.
+    let m = mates()
+        .into_iter()
+        .find(|m| m.dm == 4 && m.bm.len() == 1)
+        .unwrap();
+    let fen = m.record.position.to_fen();
+    let depth = "7";
+    let with_tt = json(&run_perft(&[
+        "search",
+        &fen,
+        "--depth",
+        depth,
+        "--aspiration",
+        "1",
+        "--on-fail",
+        "rollback",
+        "--json",
+    ]));
+    let no_tt = json(&run_perft(&[
+        "search", &fen, "--depth", depth, "--no-tt", "--json",
+    ]));
+    assert!(
+        with_tt["tt"]["rollbacks"].as_u64().unwrap() > 0,
+        "{with_tt}"
+    );
+    assert!(with_tt["aspiration_fails"].as_u64().unwrap() > 0);
+    assert_eq!(with_tt["bestmove"], no_tt["bestmove"]);
+    assert_eq!(with_tt["score"]["mate"], 4);
+    assert_eq!(no_tt["score"]["mate"], 4);
+    assert_eq!(with_tt["bestmove"].as_str().unwrap(), bm_uci(&m)[0]);
+}
+
+#[test]
+fn cli_node_and_time_limits_stop_with_a_legal_move() {
+    let pos = Position::from_fen(perft::fen::KIWIPETE).unwrap();
+    let out = run_perft(&["search", "kiwipete", "--nodes", "5000", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    assert!(v["nodes"].as_u64().unwrap() <= 5000, "{v}");
+    assert_eq!(v["stopped"], true);
+    assert!(
+        pos.parse_uci(v["bestmove"].as_str().unwrap()).is_some(),
+        "{v}"
+    );
+
+    let start = std::time::Instant::now();
+    let out = run_perft(&["search", "kiwipete", "--movetime", "300", "--json"]);
+    assert!(start.elapsed().as_secs_f64() < 10.0);
+    let v = json(&out);
+    assert_eq!(v["stopped"], true);
+    assert!(v["depth"].as_u64().unwrap() >= 1, "{v}");
+    assert!(
+        pos.parse_uci(v["bestmove"].as_str().unwrap()).is_some(),
+        "{v}"
+    );
+}
+
+#[test]
+fn cli_checkmated_and_stalemated_roots_have_no_best_move() {
+    // Fool's mate (1.f3 e5 2.g4 Qh4#): White is checkmated.
+    let out = run_perft(&[
+        "search",
+        "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("info depth 0 score mate 0\n"), "{text}");
+    assert!(text.ends_with("bestmove (none)\n"), "{text}");
+    // Black king h8, white queen f7 and king g6, Black to move: stalemate.
+    let out = run_perft(&["search", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "--json"]);
+    let v = json(&out);
+    assert_eq!(v["score"]["cp"], 0);
+    assert_eq!(v["bestmove"], "(none)");
+}
+
+#[test]
+fn cli_bad_flags_are_one_line_errors_with_exit_code_2() {
+    let cases: [(&[&str], &str); 13] = [
+        (&["--tt", "64XB"], "--tt"),
+        (&["--tt", "64MB"], "binary units"),
+        (&["--tt", "12"], ""),
+        (&["--tt", "0"], "too small"),
+        (&["--tt", "1TiB"], "memory"),
+        (&["--tt", "99999999999TiB"], "too large"),
+        (&["--depth", "0"], "--depth"),
+        (&["--depth", "101"], "--depth"),
+        (&["--nodes", "0"], "--nodes"),
+        (&["--aspiration", "-5"], "--aspiration"),
+        (&["--on-fail", "maybe"], "--on-fail"),
+        (&["--depth", "3", "--nodes", "10"], "--nodes"),
+        (&["--no-tt", "--tt", "1MiB"], "--tt"),
+    ];
+    for (args, needle) in cases {
+        let mut argv = vec!["search", "kiwipete"];
+        argv.extend_from_slice(args);
+        if args == ["--tt", "12"] {
+            // A bare number is MiB: valid. Keep the run short.
+            argv.extend_from_slice(&["--depth", "1"]);
+            let out = run_perft(&argv);
+            assert_eq!(out.status.code(), Some(0), "{argv:?}: {}", stderr(&out));
+            continue;
+        }
+        let out = run_perft(&argv);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert!(stdout(&out).is_empty(), "{argv:?}");
+        assert!(!err.contains("panicked"), "{argv:?}: {err}");
+        let first = err.lines().next().unwrap_or_default();
+        assert!(first.starts_with("error:"), "{argv:?}: {err}");
+        assert!(first.contains(needle), "{argv:?}: {err}");
+    }
+    // Our own validation errors are exactly one line.
+    let out = run_perft(&["search", "kiwipete", "--tt", "64XB"]);
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    // A bad position is an input error too.
+    let out = run_perft(&["search", "not/a/fen w - -"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,726 @@
+//! The transactional TT: every operation, its preconditions, replacement,
+//! slot reuse, and a property test against a reference model.
+
+use std::collections::{HashMap, HashSet};
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestError, TestRng, TestRunner};
+
+use perft::Move;
+use perft::tt::{
+    Bound, CLUSTER_BYTES, STATUS_SLOTS, Tt, TtData, TtError, TxnFate, TxnState, score_from_tt,
+    score_to_tt,
+};
+
+fn data(depth: u8, score: i16) -> TtData {
+    TtData {
+        mv: Move::from_bits(0x0123),
+        score,
+        depth,
+        bound: Bound::Exact,
+    }
+}
+
+/// Well-spread keys (small integers would all land in cluster 0).
+fn key(i: u64) -> u64 {
+    i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// A one-cluster table: every key lands in the same four entries.
+fn one_cluster(slots: usize) -> Tt {
+    Tt::with_status_slots(CLUSTER_BYTES, slots).unwrap()
+}
+
+// ----- construction -----
+
+#[test]
+fn new_table_has_whole_clusters_and_the_production_status_table() {
+    let tt = Tt::new(1 << 20).unwrap();
+    assert_eq!(tt.bytes(), 1 << 20);
+    assert_eq!(tt.clusters(), (1 << 20) / 64);
+    assert_eq!(tt.capacity(), (1 << 20) / 16);
+    assert_eq!(tt.status_slots(), STATUS_SLOTS);
+    assert_eq!(STATUS_SLOTS, 16384);
+    // Slot 0 is the permanent "old, committed" sentinel; the rest are free.
+    assert_eq!(tt.slot_state(0), Some(TxnState::Committed));
+    assert_eq!(tt.slot_state(1), Some(TxnState::Free));
+    assert_eq!(tt.slot_state(STATUS_SLOTS), None);
+    // A partial cluster is dropped.
+    assert_eq!(Tt::new(100).unwrap().clusters(), 1);
+}
+
+#[test]
+fn bad_sizes_are_errors_not_panics() {
+    assert_eq!(Tt::new(63).unwrap_err(), TtError::TooSmall { bytes: 63 });
+    assert_eq!(
+        Tt::with_status_slots(1024, 1).unwrap_err(),
+        TtError::BadSlots { slots: 1 }
+    );
+    assert!(Tt::with_status_slots(1024, 65537).is_err());
+    // More than the address space can hold: try_reserve reports it.
+    match Tt::new(usize::MAX) {
+        Err(TtError::Alloc { bytes, reason }) => {
+            assert_eq!(bytes, usize::MAX);
+            assert!(!reason.is_empty());
+        }
+        other => panic!("expected an allocation error, got {other:?}"),
+    }
+}
+
+// ----- probe, store, read your writes -----
+
+#[test]
+fn empty_table_has_no_entries() {
+    let tt = Tt::new(4096).unwrap();
+    for key in [0, 1, 0xDEAD_BEEF, u64::MAX] {
+        assert_eq!(tt.probe(key), None);
+    }
+    assert_eq!(tt.stats().probes, 4);
+    assert_eq!(tt.stats().hits, 0);
+}
+
+#[test]
+fn store_is_visible_to_probe_while_active_and_after_commit() {
+    let mut tt = Tt::new(4096).unwrap();
+    let txn = tt.begin().unwrap();
+    assert_eq!(tt.active(), Some(txn));
+    assert_eq!(tt.slot_state(txn.slot()), Some(TxnState::Active));
+    tt.store(txn, 42, data(3, -17)).unwrap();
+    assert_eq!(tt.probe(42), Some(data(3, -17)));
+    assert_eq!(tt.probe(43), None);
+    tt.commit(txn).unwrap();
+    assert_eq!(tt.active(), None);
+    assert_eq!(tt.slot_state(txn.slot()), Some(TxnState::Committed));
+    assert_eq!(tt.probe(42), Some(data(3, -17)));
+    let s = tt.stats();
+    assert_eq!(
+        (s.transactions, s.commits, s.rollbacks, s.stores),
+        (1, 1, 0, 1)
+    );
+    assert_eq!((s.probes, s.hits), (3, 2));
+}
+
+#[test]
+fn rollback_hides_the_transactions_entries_and_only_those() {
+    let mut tt = Tt::new(1 << 16).unwrap();
+    let t1 = tt.begin().unwrap();
+    tt.store(t1, 1, data(4, 10)).unwrap();
+    tt.commit(t1).unwrap();
+    let t2 = tt.begin().unwrap();
+    tt.store(t2, 2, data(5, 20)).unwrap();
+    tt.store(t2, 3, data(6, 30)).unwrap();
+    tt.rollback(t2).unwrap();
+    assert_eq!(tt.slot_state(t2.slot()), Some(TxnState::RolledBack));
+    assert_eq!(tt.probe(1), Some(data(4, 10)));
+    assert_eq!(tt.probe(2), None);
+    assert_eq!(tt.probe(3), None);
+    let s = tt.stats();
+    assert_eq!((s.rollbacks, s.discarded), (1, 2));
+}
+
+#[test]
+fn rollback_discards_rather_than_restores() {
+    // A committed entry overwritten (same key) by a transaction that is then
+    // rolled back is gone: rollback is not an undo log.
+    let mut tt = Tt::new(4096).unwrap();
+    let t1 = tt.begin().unwrap();
+    tt.store(t1, 7, data(4, 10)).unwrap();
+    tt.commit(t1).unwrap();
+    let t2 = tt.begin().unwrap();
+    tt.store(t2, 7, data(8, 99)).unwrap();
+    assert_eq!(tt.probe(7), Some(data(8, 99)));
+    tt.rollback(t2).unwrap();
+    assert_eq!(tt.probe(7), None);
+}
+
+#[test]
+fn same_key_store_without_a_move_keeps_the_old_move() {
+    let mut tt = Tt::new(4096).unwrap();
+    let t = tt.begin().unwrap();
+    tt.store(t, 9, data(2, 1)).unwrap();
+    let no_move = TtData {
+        mv: Move::NONE,
+        score: -5,
+        depth: 3,
+        bound: Bound::Upper,
+    };
+    tt.store(t, 9, no_move).unwrap();
+    assert_eq!(
+        tt.probe(9),
+        Some(TtData {
+            mv: data(2, 1).mv,
+            ..no_move
+        })
+    );
+}
+
+#[test]
+fn mate_scores_survive_a_transposition_to_another_ply() {
+    let mut tt = Tt::new(4096).unwrap();
+    let t = tt.begin().unwrap();
+    let mate_in_7_plies_from_root = perft::search::MATE - 7;
+    // Found at ply 5 (mate 2 plies from that node) ...
+    let stored = TtData {
+        score: score_to_tt(mate_in_7_plies_from_root, 5),
+        ..data(2, 0)
+    };
+    tt.store(t, 11, stored).unwrap();
+    // ... and read at ply 1: mate 3 plies from the root.
+    let hit = tt.probe(11).unwrap();
+    assert_eq!(score_from_tt(hit.score, 1), perft::search::MATE - 3);
+}
+
+// ----- preconditions -----
+
+#[test]
+fn two_active_transactions_are_an_error() {
+    let mut tt = Tt::new(4096).unwrap();
+    let t = tt.begin().unwrap();
+    assert_eq!(
+        tt.begin().unwrap_err(),
+        TtError::StillActive {
+            op: "begin a transaction",
+            active: t.serial()
+        }
+    );
+    // new_search and clear are refused too: a transaction belongs to one search.
+    assert!(matches!(tt.new_search(), Err(TtError::StillActive { .. })));
+    assert!(matches!(tt.clear(), Err(TtError::StillActive { .. })));
+    // The open transaction is unharmed.
+    tt.store(t, 1, data(1, 1)).unwrap();
+    tt.commit(t).unwrap();
+    assert!(tt.begin().is_ok());
+}
+
+#[test]
+fn ending_a_transaction_twice_is_an_error() {
+    let mut tt = Tt::new(4096).unwrap();
+    let t = tt.begin().unwrap();
+    tt.rollback(t).unwrap();
+    let err = tt.commit(t).unwrap_err();
+    assert_eq!(
+        err,
+        TtError::NotActive {
+            op: "commit",
+            serial: t.serial(),
+            fate: TxnFate::RolledBack
+        }
+    );
+    assert!(err.to_string().contains("already rolled back"), "{err}");
+    assert!(matches!(
+        tt.rollback(t),
+        Err(TtError::NotActive {
+            fate: TxnFate::RolledBack,
+            ..
+        })
+    ));
+
+    let t = tt.begin().unwrap();
+    tt.commit(t).unwrap();
+    for result in [tt.commit(t), tt.rollback(t), tt.store(t, 5, data(1, 1))] {
+        assert!(matches!(
+            result,
+            Err(TtError::NotActive {
+                fate: TxnFate::Committed,
+                ..
+            })
+        ));
+    }
+    // A refused store stored nothing.
+    assert_eq!(tt.probe(5), None);
+}
+
+#[test]
+fn a_handle_whose_slot_was_reused_is_expired() {
+    let mut tt = Tt::with_status_slots(4096, 2).unwrap(); // one usable slot
+    let t1 = tt.begin().unwrap();
+    tt.commit(t1).unwrap();
+    let t2 = tt.begin().unwrap();
+    assert_eq!(t1.slot(), t2.slot());
+    assert!(matches!(
+        tt.store(t1, 1, data(1, 1)),
+        Err(TtError::NotActive {
+            fate: TxnFate::Expired,
+            ..
+        })
+    ));
+    // And a handle from another table is unknown here.
+    let mut other = Tt::new(4096).unwrap();
+    for _ in 0..5 {
+        let t = other.begin().unwrap();
+        other.commit(t).unwrap();
+    }
+    let foreign = other.begin().unwrap();
+    assert!(matches!(
+        tt.commit(foreign),
+        Err(TtError::NotActive {
+            fate: TxnFate::Unknown,
+            ..
+        })
+    ));
+    tt.commit(t2).unwrap();
+}
+
+// ----- O(1) commit and rollback -----
+
+#[test]
+fn rollback_and_commit_touch_no_entry() {
+    let mut tt = Tt::new(1 << 20).unwrap();
+    for policy_commit in [false, true] {
+        let t = tt.begin().unwrap();
+        for i in 0..10_000u64 {
+            tt.store(t, i.wrapping_mul(0x9E37_79B9_7F4A_7C15), data(3, 1))
+                .unwrap();
+        }
+        let before = tt.stats().entry_accesses;
+        assert!(before > 10_000, "the counter counts stores");
+        if policy_commit {
+            tt.commit(t).unwrap();
+        } else {
+            tt.rollback(t).unwrap();
+        }
+        assert_eq!(tt.stats().entry_accesses - before, 0);
+    }
+}
+
+#[test]
+fn discarded_counts_the_rolled_back_entries_still_in_the_table() {
+    let mut tt = Tt::new(1 << 16).unwrap();
+    let t = tt.begin().unwrap();
+    let keys: Vec<u64> = (1..=3000u64)
+        .map(|i| i.wrapping_mul(0xD1B5_4A32_D192_ED03))
+        .collect();
+    for &k in &keys {
+        tt.store(t, k, data(2, 2)).unwrap();
+    }
+    // 4096 entries for 3000 keys: some clusters overflow, so count what stayed.
+    let visible = keys.iter().filter(|&&k| tt.probe(k).is_some()).count() as u64;
+    assert!(visible > 2000 && visible < 3000, "{visible}");
+    tt.rollback(t).unwrap();
+    assert_eq!(tt.stats().discarded, visible);
+    assert!(keys.iter().all(|&k| tt.probe(k).is_none()));
+}
+
+// ----- replacement -----
+
+#[test]
+fn rolled_back_entries_are_the_first_victims() {
+    let mut tt = one_cluster(STATUS_SLOTS);
+    let t1 = tt.begin().unwrap();
+    for k in 1..=3 {
+        tt.store(t1, k, data(10, k as i16)).unwrap();
+    }
+    tt.commit(t1).unwrap();
+    let t2 = tt.begin().unwrap();
+    tt.store(t2, 4, data(50, 4)).unwrap(); // deepest of all
+    tt.rollback(t2).unwrap();
+    let t3 = tt.begin().unwrap();
+    tt.store(t3, 5, data(1, 5)).unwrap(); // shallowest of all
+    tt.commit(t3).unwrap();
+    // It took the rolled-back entry, not a shallower committed one.
+    for k in 1..=3 {
+        assert_eq!(tt.probe(k), Some(data(10, k as i16)), "key {k}");
+    }
+    assert_eq!(tt.probe(5), Some(data(1, 5)));
+    assert_eq!(tt.probe(4), None);
+}
+
+#[test]
+fn full_cluster_replaces_the_lowest_depth_minus_k_age() {
+    let mut tt = one_cluster(STATUS_SLOTS);
+    tt.set_age_weight(2);
+    let t = tt.begin().unwrap();
+    tt.store(t, 1, data(10, 1)).unwrap();
+    tt.commit(t).unwrap();
+    tt.new_search().unwrap();
+    let t = tt.begin().unwrap();
+    for k in 2..=4 {
+        tt.store(t, k, data(5 + k as u8, k as i16)).unwrap(); // depths 7, 8, 9
+    }
+    // Worth: key 1 = 10 - 2*1 = 8; keys 2..4 = 7, 8, 9 (age 0). Key 2 goes.
+    tt.store(t, 5, data(1, 5)).unwrap();
+    tt.commit(t).unwrap();
+    assert_eq!(tt.probe(2), None);
+    assert!(tt.probe(1).is_some());
+
+    // With a heavier age weight the old entry goes first: 10 - 10*1 = 0.
+    tt.set_age_weight(10);
+    let t = tt.begin().unwrap();
+    tt.store(t, 6, data(1, 6)).unwrap();
+    tt.commit(t).unwrap();
+    assert_eq!(tt.probe(1), None);
+    for k in [3, 4, 5, 6] {
+        assert!(tt.probe(k).is_some(), "key {k}");
+    }
+}
+
+#[test]
+fn age_counts_searches_not_transactions() {
+    let mut tt = one_cluster(STATUS_SLOTS);
+    tt.set_age_weight(100);
+    let t = tt.begin().unwrap();
+    tt.store(t, 1, data(9, 1)).unwrap();
+    tt.commit(t).unwrap();
+    // Many transactions in the same search: no ageing.
+    for _ in 0..50 {
+        let t = tt.begin().unwrap();
+        tt.commit(t).unwrap();
+    }
+    let t = tt.begin().unwrap();
+    for k in 2..=4 {
+        tt.store(t, k, data(3, k as i16)).unwrap();
+    }
+    tt.store(t, 5, data(3, 5)).unwrap();
+    tt.commit(t).unwrap();
+    assert_eq!(tt.probe(1), Some(data(9, 1)), "the deep entry must stay");
+    // One new search ages it by 100 * 1. Refresh the other three entries in
+    // the new search (same keys): now the old deep entry is the victim.
+    tt.new_search().unwrap();
+    let t = tt.begin().unwrap();
+    for k in 3..=5 {
+        tt.store(t, k, data(3, k as i16)).unwrap();
+    }
+    tt.store(t, 6, data(3, 6)).unwrap();
+    tt.commit(t).unwrap();
+    assert_eq!(tt.probe(1), None);
+    for k in 3..=6 {
+        assert!(tt.probe(k).is_some(), "key {k}");
+    }
+}
+
+// ----- slot reuse -----
+
+#[test]
+fn slot_reuse_sweeps_rolled_back_entries_and_keeps_committed_ones() {
+    // Three slots: 0 (sentinel), 1 and 2, so the third transaction reuses slot 1.
+    let mut tt = Tt::with_status_slots(4096, 3).unwrap();
+    assert_ne!(tt.cluster_index(key(100)), tt.cluster_index(key(200)));
+    let t1 = tt.begin().unwrap();
+    tt.store(t1, key(100), data(2, 1)).unwrap();
+    tt.rollback(t1).unwrap();
+    let t2 = tt.begin().unwrap();
+    tt.store(t2, key(200), data(2, 2)).unwrap();
+    tt.commit(t2).unwrap();
+    let t3 = tt.begin().unwrap();
+    assert_eq!(t3.slot(), t1.slot());
+    assert_eq!(
+        tt.probe(key(100)),
+        None,
+        "rolled-back entry came back to life"
+    );
+    assert_eq!(tt.stats().swept_cleared, 1);
+    tt.commit(t3).unwrap();
+    let t4 = tt.begin().unwrap(); // reuses slot 2: committed entry retagged to 0
+    assert_eq!(t4.slot(), t2.slot());
+    assert_eq!(tt.probe(key(200)), Some(data(2, 2)));
+    tt.rollback(t4).unwrap();
+    assert_eq!(
+        tt.probe(key(200)),
+        Some(data(2, 2)),
+        "slot 0 entries are committed"
+    );
+    let s = tt.stats();
+    assert_eq!((s.sweeps, s.swept_cleared, s.swept_retagged), (2, 1, 1));
+}
+
+#[test]
+fn without_the_sweep_a_rolled_back_entry_comes_back_to_life() {
+    // The same sequence with the sweep switched off shows the bug the sweep
+    // prevents: the reused slot is active again, so its stale entry is visible.
+    let mut tt = Tt::with_status_slots(4096, 3).unwrap();
+    tt.set_sweep_enabled(false);
+    let t1 = tt.begin().unwrap();
+    tt.store(t1, key(100), data(2, 1)).unwrap();
+    tt.rollback(t1).unwrap();
+    let t2 = tt.begin().unwrap();
+    tt.commit(t2).unwrap();
+    let _t3 = tt.begin().unwrap();
+    assert_eq!(tt.probe(key(100)), Some(data(2, 1)));
+}
+
+#[test]
+fn slots_wrap_around_many_times_without_resurrection() {
+    let mut tt = Tt::with_status_slots(1 << 12, 5).unwrap();
+    let mut committed = HashMap::new();
+    for round in 0..200u64 {
+        let t = tt.begin().unwrap();
+        let k = round % 37 + 1;
+        let d = data((round % 20) as u8, round as i16);
+        tt.store(t, key(k), d).unwrap();
+        if round % 3 == 0 {
+            tt.rollback(t).unwrap();
+            committed.remove(&k); // same key overwritten, then discarded
+        } else {
+            tt.commit(t).unwrap();
+            committed.insert(k, d);
+        }
+        for k in 1..=37 {
+            // A cluster may get more than four keys, so an entry may be
+            // evicted; but what is returned must be the last committed value.
+            if let Some(hit) = tt.probe(key(k)) {
+                assert_eq!(Some(&hit), committed.get(&k), "round {round} key {k}");
+            }
+        }
+    }
+    assert!(tt.stats().sweeps > 0);
+}
+
+// ----- clear and new_search -----
+
+#[test]
+fn clear_empties_the_table_and_frees_slots() {
+    let mut tt = Tt::new(4096).unwrap();
+    let t = tt.begin().unwrap();
+    tt.store(t, 1, data(1, 1)).unwrap();
+    tt.commit(t).unwrap();
+    tt.clear().unwrap();
+    assert_eq!(tt.probe(1), None);
+    assert_eq!(tt.slot_state(t.slot()), Some(TxnState::Free));
+    assert_eq!(tt.slot_state(0), Some(TxnState::Committed));
+    assert!(matches!(
+        tt.commit(t),
+        Err(TtError::NotActive {
+            fate: TxnFate::Expired,
+            ..
+        })
+    ));
+    let g = tt.generation();
+    tt.new_search().unwrap();
+    assert_eq!(tt.generation(), g + 1);
+}
+
+// ----- property test against a reference model -----
+
+#[derive(Clone, Debug)]
+enum Op {
+    Begin,
+    /// Store key `keys[i % len]` with this depth.
+    Store(usize, u8),
+    Probe(usize),
+    Commit,
+    Rollback,
+    /// Commit or roll back an earlier handle (`handles[i % len]`), usually
+    /// not the active one: must be refused unless it is.
+    EndOld(usize, bool),
+    NewSearch,
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    clusters: usize,
+    slots: usize,
+    age_weight: i32,
+    keys: Vec<u64>,
+    ops: Vec<Op>,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => Just(Op::Begin),
+        8 => (any::<usize>(), 0u8..20).prop_map(|(k, d)| Op::Store(k, d)),
+        6 => any::<usize>().prop_map(Op::Probe),
+        2 => Just(Op::Commit),
+        2 => Just(Op::Rollback),
+        1 => (any::<usize>(), any::<bool>()).prop_map(|(i, c)| Op::EndOld(i, c)),
+        1 => Just(Op::NewSearch),
+    ]
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        prop_oneof![Just(1usize), Just(2), Just(4), Just(16)],
+        2usize..7,
+        0i32..4,
+        prop::collection::vec(any::<u64>(), 1..24),
+        prop::collection::vec(op(), 1..400),
+    )
+        .prop_map(|(clusters, slots, age_weight, keys, ops)| Case {
+            clusters,
+            slots,
+            age_weight,
+            keys,
+            ops,
+        })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ModelState {
+    Active,
+    Committed,
+    RolledBack,
+}
+
+/// Runs `case` on a table and on the model; fails on the first probe the
+/// model does not allow. The model keeps, per key, its latest store and the
+/// transaction it was made under, and the keys ever stored per cluster.
+/// A probe may return only that latest store, and only if its transaction is
+/// active or committed (never an older value, never a rolled-back one); it
+/// must return it if the cluster never held more than four keys (no
+/// eviction pressure). A store is probed right after (read your writes).
+fn run_case(case: &Case, sweep: bool) -> Result<(), TestCaseError> {
+    let mut tt = Tt::with_status_slots(case.clusters * CLUSTER_BYTES, case.slots)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    tt.set_age_weight(case.age_weight);
+    tt.set_sweep_enabled(sweep);
+    let mut handles = Vec::new();
+    let mut states: Vec<ModelState> = Vec::new();
+    let mut active: Option<usize> = None;
+    let mut latest: HashMap<u64, (TtData, usize)> = HashMap::new();
+    let mut cluster_keys: HashMap<usize, HashSet<u64>> = HashMap::new();
+    let mut stores = 0u16;
+    for (step, op) in case.ops.iter().enumerate() {
+        let at = |msg: String| TestCaseError::fail(format!("step {step} {op:?}: {msg}"));
+        match *op {
+            Op::Begin => match (tt.begin(), active) {
+                (Ok(t), None) => {
+                    handles.push(t);
+                    states.push(ModelState::Active);
+                    active = Some(handles.len() - 1);
+                }
+                (Err(TtError::StillActive { .. }), Some(_)) => {}
+                (r, a) => return Err(at(format!("begin gave {r:?} with active {a:?}"))),
+            },
+            Op::Commit | Op::Rollback => {
+                let Some(i) = active else { continue };
+                let commit = matches!(op, Op::Commit);
+                let r = if commit {
+                    tt.commit(handles[i])
+                } else {
+                    tt.rollback(handles[i])
+                };
+                r.map_err(|e| at(e.to_string()))?;
+                states[i] = if commit {
+                    ModelState::Committed
+                } else {
+                    ModelState::RolledBack
+                };
+                active = None;
+            }
+            Op::EndOld(j, commit) => {
+                if handles.is_empty() {
+                    continue;
+                }
+                let i = j % handles.len();
+                let r = if commit {
+                    tt.commit(handles[i])
+                } else {
+                    tt.rollback(handles[i])
+                };
+                if active == Some(i) {
+                    r.map_err(|e| at(e.to_string()))?;
+                    states[i] = if commit {
+                        ModelState::Committed
+                    } else {
+                        ModelState::RolledBack
+                    };
+                    active = None;
+                } else if r.is_ok() {
+                    return Err(at(format!("ending inactive handle {i} succeeded")));
+                }
+            }
+            Op::NewSearch => match (tt.new_search(), active) {
+                (Ok(()), None) | (Err(TtError::StillActive { .. }), Some(_)) => {}
+                (r, a) => return Err(at(format!("new_search gave {r:?} with active {a:?}"))),
+            },
+            Op::Store(k, depth) => {
+                let key = case.keys[k % case.keys.len()];
+                stores += 1;
+                let d = TtData {
+                    mv: Move::from_bits(stores),
+                    score: stores as i16,
+                    depth,
+                    bound: Bound::Lower,
+                };
+                let Some(i) = active else {
+                    // No open transaction: every handle must be refused.
+                    if let Some(&h) = handles.last()
+                        && tt.store(h, key, d).is_ok()
+                    {
+                        return Err(at("store without an active transaction succeeded".into()));
+                    }
+                    continue;
+                };
+                tt.store(handles[i], key, d)
+                    .map_err(|e| at(e.to_string()))?;
+                latest.insert(key, (d, i));
+                cluster_keys
+                    .entry(tt.cluster_index(key))
+                    .or_default()
+                    .insert(key);
+                if tt.probe(key) != Some(d) {
+                    return Err(at(format!(
+                        "read-your-writes: probe gave {:?}",
+                        tt.probe(key)
+                    )));
+                }
+            }
+            Op::Probe(k) => {
+                let key = case.keys[k % case.keys.len()];
+                let got = tt.probe(key);
+                let pressure = cluster_keys
+                    .get(&tt.cluster_index(key))
+                    .is_some_and(|s| s.len() > 4);
+                match (latest.get(&key), got) {
+                    (None, None) => {}
+                    (None, Some(g)) => return Err(at(format!("never stored, probe gave {g:?}"))),
+                    (Some(&(d, i)), got) => {
+                        let visible = states[i] != ModelState::RolledBack;
+                        match got {
+                            Some(g) if !visible => {
+                                return Err(at(format!(
+                                    "returned {g:?} although its last store ({d:?}) was rolled back"
+                                )));
+                            }
+                            Some(g) if g != d => {
+                                return Err(at(format!("returned stale {g:?}, latest is {d:?}")));
+                            }
+                            None if visible && !pressure => {
+                                return Err(at(format!(
+                                    "committed/active entry {d:?} lost without eviction pressure"
+                                )));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 2048, ..Config::default() })]
+
+    #[test]
+    fn tt_matches_the_reference_model(case in case()) {
+        run_case(&case, true)?;
+    }
+}
+
+#[test]
+fn property_test_catches_resurrection_when_the_sweep_is_disabled() {
+    // A fixed seed, so the test does not depend on luck.
+    let config = Config {
+        cases: 512,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let rng = TestRng::deterministic_rng(config.rng_algorithm);
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    match runner.run(&case(), |c| run_case(&c, false)) {
+        Err(TestError::Fail(reason, minimal)) => {
+            // The symptoms of a reused slot that was not swept: a rolled-back
+            // entry visible again, an old value shadowing the latest, or old
+            // committed entries taken down by the new transaction's rollback.
+            let reason = reason.to_string();
+            assert!(
+                ["rolled back", "stale", "lost without eviction pressure"]
+                    .iter()
+                    .any(|s| reason.contains(s)),
+                "unexpected failure: {reason}\n{minimal:?}"
+            );
+        }
+        other => panic!("the model test did not notice the missing sweep: {other:?}"),
+    }
+}
