@@ -302,10 +302,14 @@ pub mod magic {
     static TABLE: [Bitboard; TABLE_SIZE] = slider_table(false);
 
     #[inline(always)]
+    #[allow(unsafe_code)]
     fn lookup(i: usize, occ: Bitboard) -> Bitboard {
         let info = &INFOS[i];
         let index = ((occ.0 & info.mask).wrapping_mul(info.magic) >> info.shift) as usize;
-        TABLE[info.offset as usize + index]
+        // SAFETY: shifting a u64 right by 64 - b leaves a value below 2^b, and
+        // slider_infos gives square i the slots offset..offset + 2^b, all
+        // inside TABLE (the last offset + 2^b is TABLE_SIZE, asserted there).
+        unsafe { *TABLE.get_unchecked(info.offset as usize + index) }
     }
 
     /// Rook attacks from `sq` given the occupancy `occ`.
