@@ -3,8 +3,12 @@
 mod common;
 
 mod cli;
+mod compare;
 mod fen_corpus;
 mod hashing;
 mod movegen;
+mod protocols;
+mod reports;
 mod stockfish;
 mod suites;
+mod terminal;

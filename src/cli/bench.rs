@@ -6,11 +6,11 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::count::divide_with_progress;
 use super::output::{emit_warnings, timing_warnings, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory};
 use super::{EngineArgs, build_perft, hash_setting};
 use crate::error::{EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, Error};
+use crate::perft::Control;
 use crate::report::{self, BenchPosition, BenchReport, BenchRun, Header};
 use crate::suite::{self as epd, EpdRecord};
 
@@ -86,16 +86,19 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
         let threads = perft.config().threads;
         let mut positions = Vec::new();
         let run_start = Instant::now();
+        let bar = progress.counter(jobs.len(), "positions", "bench");
         for (record, id, depth, expected) in &jobs {
+            bar.set_message(&format!("bench, {threads} threads: {id} D{depth}"));
             let start = Instant::now();
-            let o = divide_with_progress(
-                &perft,
+            let o = perft.divide(
                 &record.position,
                 *depth,
-                interrupt.flag(),
-                &progress,
-                &format!("bench {id} D{depth}, {threads} threads"),
+                Control {
+                    stop: Some(interrupt.flag()),
+                    on_root_move: None,
+                },
             );
+            bar.inc();
             let seconds = start.elapsed().as_secs_f64();
             if !o.complete {
                 complete = false;
@@ -119,6 +122,7 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
             });
         }
         let seconds = run_start.elapsed().as_secs_f64();
+        drop(bar);
         let nodes: u128 = positions.iter().map(|p| p.nodes).sum();
         let mnps = report::nps(nodes, seconds) / 1e6;
         let (speedup, efficiency) = match runs.first() {

@@ -42,12 +42,19 @@ impl ProgressFactory {
 
     /// A bar counting `total` root moves, labelled `label`.
     pub fn root_moves(&self, total: usize, label: &str) -> Progress {
-        let template = if plain_terminal_requested() {
-            "{msg} [{bar:30}] {pos}/{len} root moves, {elapsed} elapsed, ETA {eta}"
+        self.counter(total, "root moves", label)
+    }
+
+    /// A bar counting `total` things called `unit`, labelled `label`.
+    pub fn counter(&self, total: usize, unit: &str, label: &str) -> Progress {
+        let bar = if plain_terminal_requested() {
+            "{bar:30}"
         } else {
-            "{msg} [{bar:30.cyan/blue}] {pos}/{len} root moves, {elapsed} elapsed, ETA {eta}"
+            "{bar:30.cyan/blue}"
         };
-        let style = ProgressStyle::with_template(template)
+        let template =
+            format!("{{msg}} [{bar}] {{pos}}/{{len}} {unit}, {{elapsed}} elapsed, ETA {{eta}}");
+        let style = ProgressStyle::with_template(&template)
             .expect("valid template")
             .progress_chars("=> ");
         self.start(ProgressBar::new(total as u64).with_style(style), label)
@@ -91,6 +98,11 @@ impl Progress {
     /// One more unit done.
     pub fn inc(&self) {
         self.bar.inc(1);
+    }
+
+    /// Runs `f` with the bar hidden (to print lines above it).
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
     }
 
     /// Changes the label.

@@ -28,8 +28,9 @@ pub struct SuiteArgs {
     /// Stop at the first failing position (the rest are listed as not run).
     #[arg(long)]
     pub fail_fast: bool,
-    /// Run only positions whose `id` equals TEXT or whose line contains it
-    /// (FEN, id, or `file:line`). Repeat for several; each must match something.
+    /// Run only positions whose `id` or FEN contains TEXT, or whose
+    /// `file:line` ends with it (`tricky.epd:6`). Repeat for several; each
+    /// must match something.
     #[arg(long, value_name = "TEXT")]
     pub filter: Vec<String>,
     /// Stop a position after SECONDS (all its depths together); it is
@@ -57,14 +58,12 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
-/// True if `filter` selects this record: its id equals the filter, or the
-/// FEN, id or `file:line` contains it.
+/// True if `filter` selects this record: its id or FEN contains it, or it
+/// ends its `file:line` (`tricky.epd:6` selects line 6, not line 60).
 fn matches(filter: &str, file: &str, record: &EpdRecord) -> bool {
-    let id = record.id.as_deref().unwrap_or("");
-    id == filter
-        || id.contains(filter)
+    record.id.as_deref().is_some_and(|id| id.contains(filter))
         || record.fen_text.contains(filter)
-        || format!("{file}:{}", record.line).contains(filter)
+        || format!("{file}:{}", record.line).ends_with(filter)
 }
 
 /// The `perft compare` command that bisects a failed position against
@@ -126,18 +125,17 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
     let mut positions = Vec::new();
     let mut summary = SuiteSummary::default();
     let mut complete = true;
+    let bar = progress.counter(selected.len(), "positions", "suite");
     for (i, &(file, record)) in selected.iter().enumerate() {
+        bar.set_message(&format!("{file}:{}", record.line));
         let (outcome, reason) = with_stop(&interrupt, timeout, |stop| {
             epd::check_record(file, record, &limits, |p, d| {
-                let label = format!("{file}:{} D{d}", record.line);
-                let bar = progress.root_moves(p.legal_moves().len(), &label);
-                let tick = |_, _| bar.inc();
                 let o = perft.divide(
                     p,
                     d,
                     Control {
                         stop: Some(stop),
-                        on_root_move: Some(&tick),
+                        on_root_move: None,
                     },
                 );
                 // Suite counts are u64, so a count that does not fit cannot match.
@@ -181,8 +179,9 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
             status,
             bisect,
         };
+        bar.inc();
         if !args.json {
-            write_out(&entry.to_text(style))?;
+            bar.suspend(|| write_out(&entry.to_text(style)))?;
         }
         positions.push(entry);
         let stop_now = status == PositionStatus::Interrupted
@@ -194,6 +193,7 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
             break;
         }
     }
+    drop(bar);
     summary.seconds = start.elapsed().as_secs_f64();
     summary.nodes_str = summary.nodes.to_string();
     let report = SuiteReport {
