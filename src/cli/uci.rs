@@ -80,7 +80,7 @@ impl UciSession {
             "isready" => writeln!(out, "readyok")?,
             "ucinewgame" | "stop" | "ponderhit" | "debug" => {}
             "quit" => return Ok(false),
-            "position" => self.set_position(rest),
+            "position" => self.set_position(rest, out)?,
             "setoption" => self.set_option(rest, out)?,
             "go" => self.go(rest, out)?,
             "d" => match &self.position {
@@ -93,8 +93,14 @@ impl UciSession {
         Ok(true)
     }
 
-    fn set_position(&mut self, words: &[&str]) {
+    /// Sets the position; a bad one is reported at once and kept as an
+    /// error, so a later `go perft` cannot count a stale position.
+    fn set_position(&mut self, words: &[&str], out: &mut dyn Write) -> Result<(), Error> {
         self.position = self.parse_position(words);
+        if let Err(e) = &self.position {
+            writeln!(out, "info string error: {e}")?;
+        }
+        Ok(())
     }
 
     fn parse_position(&self, words: &[&str]) -> Result<Position, String> {
