@@ -173,6 +173,13 @@ pub enum Warning {
         /// Logical CPUs available.
         cpus: usize,
     },
+    /// Other work was running: timings are unreliable.
+    BusyMachine {
+        /// CPUs kept busy by other work just before the run (0.0 to `cpus`).
+        busy_cpus: f64,
+        /// Logical CPUs available.
+        cpus: usize,
+    },
     /// The run was stopped before it finished; counts are lower bounds.
     Partial {
         /// Root moves finished.
@@ -197,6 +204,10 @@ impl std::fmt::Display for Warning {
                 f,
                 "{threads} threads on {cpus} logical CPUs: threads will share cores and speeds will not scale"
             ),
+            Warning::BusyMachine { busy_cpus, cpus } => write!(
+                f,
+                "other work kept {busy_cpus:.1} of {cpus} logical CPUs busy just before the run: speeds are low and may not scale"
+            ),
             Warning::Partial { done, total } => write!(
                 f,
                 "interrupted: {done} of {total} root moves finished; the counts are partial (lower bounds)"
@@ -212,6 +223,7 @@ impl Warning {
             Warning::DebugBuild => "debug_build",
             Warning::ShortRun { .. } => "short_run",
             Warning::ThreadsAboveCpus { .. } => "threads_above_cpus",
+            Warning::BusyMachine { .. } => "busy_machine",
             Warning::Partial { .. } => "partial",
         }
     }
@@ -425,10 +437,15 @@ impl SuitePosition {
                 let done = if depths.is_empty() {
                     String::new()
                 } else {
-                    format!("  ({depths} ok)")
+                    format!("  ({depths} ok, {time:.2} s)")
+                };
+                let why = if self.status == PositionStatus::Timeout {
+                    "not finished within --timeout"
+                } else {
+                    "interrupted"
                 };
                 format!(
-                    "{}  {place}  D{} stopped after {time:.2} s{done}{id}\n",
+                    "{}  {place}  D{} {why}{done}{id}\n",
                     style.note(word),
                     o.stopped_at_depth.unwrap_or(0)
                 )

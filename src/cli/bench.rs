@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::output::{emit_warnings, timing_warnings, write_json, write_out};
+use super::output::{busy_machine_warning, emit_warnings, timing_warnings, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory};
 use super::{EngineArgs, build_perft, hash_setting};
 use crate::error::{EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, Error};
@@ -74,6 +74,7 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
         return Err(Error::Usage(format!("{name}: no positions")));
     }
     let configs = args.engine.configs()?;
+    let busy = busy_machine_warning();
     let max_threads = configs.iter().map(|c| c.threads).max().unwrap_or(1);
     let interrupt = Interrupt::install();
     let progress = ProgressFactory::new(args.json, quiet);
@@ -150,7 +151,8 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
     }
     let shortest = runs.iter().map(|r| r.seconds).reduce(f64::min);
     // A bench run shorter than a second says little about speed.
-    let warnings = timing_warnings(max_threads, shortest.filter(|&s| s < 1.0));
+    let mut warnings = timing_warnings(max_threads, shortest.filter(|&s| s < 1.0));
+    warnings.extend(busy);
     emit_warnings(&warnings, quiet);
     for m in &mismatches {
         eprintln!("error: wrong count: {m}");
