@@ -57,6 +57,35 @@ pub struct CompareArgs {
     pub json: bool,
 }
 
+/// An engine that shows a spinner on stderr (after a second, on a terminal)
+/// while it is being waited for.
+struct Spinning<'a> {
+    engine: &'a mut dyn DivideEngine,
+    progress: ProgressFactory,
+}
+
+impl DivideEngine for Spinning<'_> {
+    fn divide(
+        &mut self,
+        fen: &str,
+        moves: &[String],
+        depth: u32,
+    ) -> Result<crate::engine::EngineDivide, EngineError> {
+        let _spinner = self
+            .progress
+            .spinner(&format!("engine: perft {depth}, waiting for its divide"));
+        self.engine.divide(fen, moves, depth)
+    }
+
+    fn set_chess960(&mut self, chess960: bool) -> Result<(), EngineError> {
+        self.engine.set_chess960(chess960)
+    }
+
+    fn describe(&self) -> String {
+        self.engine.describe()
+    }
+}
+
 /// The UCI handshake (`uci`/`uciok`, `isready`/`readyok`) gets this long at
 /// most, so a program that is not a UCI engine fails fast.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -146,8 +175,12 @@ pub fn run_compare(args: CompareArgs, quiet: bool) -> Result<u8, Error> {
     let start = Instant::now();
     let mut levels: Vec<Level> = Vec::new();
     let mut write_error = None;
+    let mut spinning = Spinning {
+        engine: engine.as_mut(),
+        progress,
+    };
     let result = bisect(
-        engine.as_mut(),
+        &mut spinning,
         &root,
         &pre_moves,
         args.depth,
