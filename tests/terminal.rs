@@ -23,8 +23,9 @@ fn in_pty(shell_command: &str, env: &[(&str, &str)]) -> String {
 }
 
 /// `count 7` on one thread (3.2e9 leaves: far longer than the test) stopped
-/// by SIGINT after 2.5 s, as Ctrl-C would.
-const INTERRUPTED_COUNT: &str = "timeout --preserve-status -s INT 2.5";
+/// by SIGINT after 2.5 s, as Ctrl-C would. (`--foreground`: one signal, to
+/// perft only, not a second one to the process group.)
+const INTERRUPTED_COUNT: &str = "timeout --foreground --preserve-status -s INT 2.5";
 
 #[test]
 fn progress_bar_appears_on_a_terminal_and_ctrl_c_gives_a_partial_result() {
@@ -54,6 +55,7 @@ fn piped_stderr_gets_no_progress() {
     // partial-result warning, no bar.
     let out: Output = Command::new("timeout")
         .args([
+            "--foreground",
             "--preserve-status",
             "-s",
             "INT",
@@ -132,4 +134,27 @@ fn a_closed_pipe_is_not_an_error() {
         assert_eq!(out.status.code(), Some(0), "{args}: {}", stderr(&out));
         assert!(out.stderr.is_empty(), "{args}: {}", stderr(&out));
     }
+}
+
+#[test]
+fn a_signal_sent_twice_at_once_counts_as_one_ctrl_c() {
+    // Without --foreground, `timeout` signals perft and then its whole
+    // process group: two SIGINTs within microseconds. That is one Ctrl-C, so
+    // the partial report must still be printed.
+    let out: Output = Command::new("timeout")
+        .args(["--preserve-status", "-s", "INT", "1.5", perft_bin()])
+        .args(["count", "7", "--threads", "1"])
+        .output()
+        .expect("run timeout");
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("(PARTIAL: interrupted after "),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        !stderr(&out).contains("interrupted again"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -35,11 +35,6 @@ impl ProgressFactory {
         }
     }
 
-    /// A factory whose bars never draw.
-    pub fn hidden() -> ProgressFactory {
-        ProgressFactory { enabled: false }
-    }
-
     /// A bar counting `total` root moves, labelled `label`.
     pub fn root_moves(&self, total: usize, label: &str) -> Progress {
         self.counter(total, "root moves", label)
@@ -130,28 +125,34 @@ pub struct Interrupt {
 }
 
 impl Interrupt {
-    /// Installs the Ctrl-C handler (once per process; later calls return a
+    /// Installs the Ctrl-C handler (once per process; a later call returns a
     /// flag that Ctrl-C does not set, with a warning on stderr).
+    ///
+    /// A second SIGINT ends the process at once, but only half a second or
+    /// more after the first: tools such as `timeout` send one signal to the
+    /// process and one to its process group, which must count as one Ctrl-C.
     pub fn install() -> Interrupt {
         let flag = Arc::new(AtomicBool::new(false));
         let handler_flag = Arc::clone(&flag);
+        let first: std::sync::Mutex<Option<Instant>> = std::sync::Mutex::new(None);
         let installed = ctrlc::set_handler(move || {
-            if handler_flag.swap(true, Ordering::SeqCst) {
-                eprintln!("interrupted again: exiting now");
-                std::process::exit(i32::from(crate::error::EXIT_INTERRUPTED));
+            let mut first = first.lock().unwrap_or_else(|e| e.into_inner());
+            match *first {
+                None => {
+                    *first = Some(Instant::now());
+                    handler_flag.store(true, Ordering::SeqCst);
+                }
+                Some(at) if at.elapsed() >= Duration::from_millis(500) => {
+                    eprintln!("interrupted again: exiting now");
+                    std::process::exit(i32::from(crate::error::EXIT_INTERRUPTED));
+                }
+                Some(_) => {}
             }
         });
         if let Err(e) = installed {
             eprintln!("warning: Ctrl-C will end the process without a report: {e}");
         }
         Interrupt { flag }
-    }
-
-    /// A flag that nothing sets (for runs that cannot be interrupted).
-    pub fn never() -> Interrupt {
-        Interrupt {
-            flag: Arc::new(AtomicBool::new(false)),
-        }
     }
 
     /// True after Ctrl-C.
