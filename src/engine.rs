@@ -120,6 +120,17 @@ pub fn split_command(command: &str) -> Vec<String> {
     words
 }
 
+/// The name in an `option name <NAME> type ...` line (names may contain
+/// spaces).
+pub fn parse_option_name(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("option name ")?;
+    let name = match rest.find(" type ") {
+        Some(i) => &rest[..i],
+        None => rest,
+    };
+    Some(name.trim().to_string()).filter(|n| !n.is_empty())
+}
+
 /// Parses a `move: count` line (Stockfish's divide format).
 pub fn parse_divide_line(line: &str) -> Option<(String, u64)> {
     let (mv, count) = line.split_once(':')?;
@@ -151,6 +162,7 @@ pub struct UciEngine {
     lines: Receiver<String>,
     timeout: Duration,
     chess960: Option<bool>,
+    options: Vec<String>,
 }
 
 impl UciEngine {
@@ -187,9 +199,20 @@ impl UciEngine {
             lines: rx,
             timeout,
             chess960: None,
+            options: Vec::new(),
         };
         engine.send("uci")?;
-        engine.wait_for("uciok", "waiting for 'uciok' after 'uci'")?;
+        let deadline = Instant::now() + engine.timeout;
+        loop {
+            let line = engine.next_line("waiting for 'uciok' after 'uci'", deadline)?;
+            let line = line.trim();
+            if line == "uciok" {
+                break;
+            }
+            if let Some(name) = parse_option_name(line) {
+                engine.options.push(name);
+            }
+        }
         engine.sync()?;
         Ok(engine)
     }
@@ -290,6 +313,11 @@ impl UciEngine {
     /// The timeout per request.
     pub fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    /// The option names the engine listed after `uci`.
+    pub fn options(&self) -> &[String] {
+        &self.options
     }
 
     /// Changes the timeout per request (e.g. a short one for the handshake,
@@ -539,6 +567,19 @@ mod tests {
             vec!["python3", "my engine.py", "--x", "a b", "c d"]
         );
         assert!(split_command("   ").is_empty());
+    }
+
+    #[test]
+    fn option_names_may_contain_spaces() {
+        assert_eq!(
+            parse_option_name("option name Clear Hash type button").as_deref(),
+            Some("Clear Hash")
+        );
+        assert_eq!(
+            parse_option_name("option name Threads type spin default 1 min 1 max 1024").as_deref(),
+            Some("Threads")
+        );
+        assert_eq!(parse_option_name("id name x"), None);
     }
 
     #[test]

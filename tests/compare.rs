@@ -230,6 +230,31 @@ fn engine_failures_exit_2_with_a_clear_message() {
         );
         assert_eq!(err.lines().count(), 1, "{err}");
     }
+    let out = run_perft(&[
+        "compare",
+        "2",
+        "--engine",
+        "stockfish",
+        "--engine-option",
+        "Thread=1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("the engine offers no option 'Thread' (it offers: "),
+        "{}",
+        stderr(&out)
+    );
+    let out = run_perft(&[
+        "compare",
+        "2",
+        "--engine",
+        "stockfish",
+        "--engine-option",
+        "Threads=1",
+        "--engine-option",
+        "Hash=8",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = run_perft(&["compare", "0", "--engine", "stockfish"]);
     assert_eq!(out.status.code(), Some(2));
     let out = run_perft(&["compare", "2", "--engine", "x", "--engine-timeout", "0"]);

@@ -123,8 +123,21 @@ fn start_engine(args: &CompareArgs) -> Result<Box<dyn DivideEngine>, Error> {
                 let (name, value) = option.split_once('=').ok_or_else(|| {
                     Error::Usage(format!("--engine-option '{option}': expected NAME=VALUE"))
                 })?;
+                let name = name.trim();
+                // An option the engine does not offer would be ignored by it
+                // without a word; say so instead.
+                if !engine
+                    .options()
+                    .iter()
+                    .any(|o| o.eq_ignore_ascii_case(name))
+                {
+                    return Err(Error::Usage(format!(
+                        "--engine-option '{option}': the engine offers no option '{name}' (it offers: {})",
+                        engine.options().join(", ")
+                    )));
+                }
                 engine
-                    .set_option(name.trim(), value.trim())
+                    .set_option(name, value.trim())
                     .map_err(engine_error)?;
             }
             engine.set_timeout(timeout);
