@@ -15,7 +15,7 @@ import sys
 from xml.sax.saxutils import escape
 
 WIDTH, HEIGHT = 640, 400
-LEFT, RIGHT, TOP, BOTTOM = 70, 170, 50, 60
+LEFT, RIGHT, TOP, BOTTOM = 70, 170, 60, 60
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
 
@@ -76,6 +76,13 @@ def svg(report):
     machine = report.get("machine", {})
     title = f"perft bench: Mnps vs threads ({machine.get('cpu', 'unknown CPU')}, {machine.get('logical_cpus', '?')} logical CPUs)"
     out.append(f'<text x="{WIDTH / 2}" y="24" text-anchor="middle" font-size="13">{escape(title)}</text>')
+    # Warnings that make the timings doubtful are shown on the chart itself.
+    doubtful = [w["message"] for w in report.get("warnings", []) if w.get("kind") in ("busy_machine", "debug_build", "short_run")]
+    for i, message in enumerate(doubtful):
+        out.append(
+            f'<text x="{WIDTH / 2}" y="{40 + 13 * i}" text-anchor="middle" font-size="10" fill="#b00">'
+            f"warning: {escape(message)}</text>"
+        )
     # Grid and axes.
     v = 0.0
     while v <= y_max + 1e-9:
