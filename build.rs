@@ -121,7 +121,28 @@ fn main() {
     println!("cargo:rustc-env=PERFT_PROFILE={profile}");
     let features = env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
     println!("cargo:rustc-env=PERFT_TARGET_FEATURES={features}");
-    if Path::new(".git/HEAD").exists() {
-        println!("cargo:rerun-if-changed=.git/HEAD");
+    // Rebuild the hash when HEAD moves: HEAD itself (checkout) and the ref
+    // it points to (commit). Asked of git, so worktrees (where `.git` is a
+    // file) and packed refs work too.
+    let git_out = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
+    watched.extend(git_out(&["symbolic-ref", "-q", "HEAD"]));
+    for name in watched {
+        // Only files that exist: a missing one would rerun this script (and
+        // rebuild the crate) on every build.
+        if let Some(path) = git_out(&["rev-parse", "--git-path", &name])
+            && Path::new(&path).exists()
+        {
+            println!("cargo:rerun-if-changed={path}");
+        }
     }
 }

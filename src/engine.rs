@@ -120,6 +120,17 @@ pub fn split_command(command: &str) -> Vec<String> {
     words
 }
 
+/// The name in an `option name <NAME> type ...` line (names may contain
+/// spaces).
+pub fn parse_option_name(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("option name ")?;
+    let name = match rest.find(" type ") {
+        Some(i) => &rest[..i],
+        None => rest,
+    };
+    Some(name.trim().to_string()).filter(|n| !n.is_empty())
+}
+
 /// Parses a `move: count` line (Stockfish's divide format).
 pub fn parse_divide_line(line: &str) -> Option<(String, u64)> {
     let (mv, count) = line.split_once(':')?;
@@ -150,6 +161,8 @@ pub struct UciEngine {
     stdin: ChildStdin,
     lines: Receiver<String>,
     timeout: Duration,
+    chess960: Option<bool>,
+    options: Vec<String>,
 }
 
 impl UciEngine {
@@ -185,9 +198,21 @@ impl UciEngine {
             stdin,
             lines: rx,
             timeout,
+            chess960: None,
+            options: Vec::new(),
         };
         engine.send("uci")?;
-        engine.wait_for("uciok", "waiting for 'uciok' after 'uci'")?;
+        let deadline = Instant::now() + engine.timeout;
+        loop {
+            let line = engine.next_line("waiting for 'uciok' after 'uci'", deadline)?;
+            let line = line.trim();
+            if line == "uciok" {
+                break;
+            }
+            if let Some(name) = parse_option_name(line) {
+                engine.options.push(name);
+            }
+        }
         engine.sync()?;
         Ok(engine)
     }
@@ -289,6 +314,212 @@ impl UciEngine {
     pub fn timeout(&self) -> Duration {
         self.timeout
     }
+
+    /// The option names the engine listed after `uci`.
+    pub fn options(&self) -> &[String] {
+        &self.options
+    }
+
+    /// Changes the timeout per request (e.g. a short one for the handshake,
+    /// a long one for deep divides).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+}
+
+impl DivideEngine for UciEngine {
+    fn divide(
+        &mut self,
+        fen: &str,
+        moves: &[String],
+        depth: u32,
+    ) -> Result<EngineDivide, EngineError> {
+        UciEngine::divide(self, fen, moves, depth)
+    }
+
+    fn set_chess960(&mut self, chess960: bool) -> Result<(), EngineError> {
+        if self.chess960 != Some(chess960) {
+            self.set_option("UCI_Chess960", if chess960 { "true" } else { "false" })?;
+            self.chess960 = Some(chess960);
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        format!("{} (uci)", self.command)
+    }
+}
+
+/// Anything that can print a divide of a position given as a root FEN plus
+/// a move path: a UCI engine or a perftree script.
+pub trait DivideEngine {
+    /// The per-move counts of `fen` after `moves`, at `depth` (at least 1).
+    fn divide(
+        &mut self,
+        fen: &str,
+        moves: &[String],
+        depth: u32,
+    ) -> Result<EngineDivide, EngineError>;
+
+    /// Switches Chess960 castling notation on or off (a no-op for engines
+    /// that read it from the FEN).
+    fn set_chess960(&mut self, chess960: bool) -> Result<(), EngineError>;
+
+    /// The command line and kind, for reports.
+    fn describe(&self) -> String;
+}
+
+/// A script speaking the `perftree` protocol: it is run once per divide as
+/// `command DEPTH FEN [MOVES]` (MOVES space-separated, the argument absent
+/// when there are none) and prints `<move> <count>` lines, one empty line,
+/// then the total alone on its line.
+pub struct PerftreeEngine {
+    command: String,
+    words: Vec<String>,
+    timeout: Duration,
+}
+
+impl PerftreeEngine {
+    /// A perftree engine for `command` (split into words, quotes honoured).
+    /// Nothing runs until the first divide; the program must exist.
+    pub fn new(command: &str, timeout: Duration) -> Result<PerftreeEngine, EngineError> {
+        let words = split_command(command);
+        if words.is_empty() {
+            return Err(EngineError::EmptyCommand);
+        }
+        Ok(PerftreeEngine {
+            command: command.to_string(),
+            words,
+            timeout,
+        })
+    }
+
+    fn protocol_error(&self, during: &str, line: &str) -> EngineError {
+        EngineError::Protocol {
+            command: self.command.clone(),
+            during: during.to_string(),
+            line: line.to_string(),
+        }
+    }
+
+    /// Parses the protocol output: `<move> <count>` lines, one empty line,
+    /// the total. Anything else is a protocol error naming the line.
+    pub fn parse_output(&self, text: &str, during: &str) -> Result<EngineDivide, EngineError> {
+        parse_perftree_output(text).map_err(|line| self.protocol_error(during, &line))
+    }
+}
+
+/// Parses perftree protocol output; on error returns the offending line
+/// (or a description of what is missing).
+pub fn parse_perftree_output(text: &str) -> Result<EngineDivide, String> {
+    let mut lines = text.lines();
+    let mut moves = Vec::new();
+    loop {
+        let Some(line) = lines.next() else {
+            return Err("(end of output before the empty line and the total)".into());
+        };
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() {
+            break;
+        }
+        let entry = line.split_once(' ').and_then(|(mv, n)| {
+            let ok = is_uci_move(mv) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+            ok.then(|| n.parse::<u64>().ok().map(|n| (mv.to_string(), n)))
+                .flatten()
+        });
+        moves.push(entry.ok_or_else(|| line.to_string())?);
+    }
+    let total_line = lines
+        .next()
+        .ok_or_else(|| "(end of output: no total after the empty line)".to_string())?;
+    let total_line = total_line.trim_end_matches('\r');
+    let total = Some(total_line)
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|t| t.parse().ok())
+        .ok_or_else(|| total_line.to_string())?;
+    if let Some(extra) = lines.find(|l| !l.trim().is_empty()) {
+        return Err(extra.to_string());
+    }
+    Ok(EngineDivide { moves, total })
+}
+
+impl DivideEngine for PerftreeEngine {
+    fn divide(
+        &mut self,
+        fen: &str,
+        moves: &[String],
+        depth: u32,
+    ) -> Result<EngineDivide, EngineError> {
+        let during = format!("running '{} {depth} \"{fen}\"'", self.command);
+        let mut cmd = Command::new(&self.words[0]);
+        cmd.args(&self.words[1..]).arg(depth.to_string()).arg(fen);
+        if !moves.is_empty() {
+            cmd.arg(moves.join(" "));
+        }
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|source| EngineError::Spawn {
+                command: self.command.clone(),
+                source,
+            })?;
+        let mut stdout = child.stdout.take().expect("stdout was piped");
+        let mut stderr = child.stderr.take().expect("stderr was piped");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut out = String::new();
+            let _ = std::io::Read::read_to_string(&mut stdout, &mut out);
+            let _ = tx.send(out);
+        });
+        let err_reader = std::thread::spawn(move || {
+            let mut err = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut err);
+            err
+        });
+        let out = match rx.recv_timeout(self.timeout) {
+            Ok(out) => out,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(EngineError::Timeout {
+                    command: self.command.clone(),
+                    seconds: self.timeout.as_secs_f64(),
+                    during,
+                });
+            }
+        };
+        let status = child.wait().map_err(|source| EngineError::Spawn {
+            command: self.command.clone(),
+            source,
+        })?;
+        let err = err_reader.join().unwrap_or_default();
+        if !status.success() {
+            let first = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let detail = if first.is_empty() {
+                format!(" ({status})")
+            } else {
+                format!(" ({status}; stderr: {first})")
+            };
+            return Err(EngineError::Exited {
+                command: self.command.clone(),
+                during,
+                status: detail,
+            });
+        }
+        self.parse_output(&out, &during)
+    }
+
+    fn set_chess960(&mut self, _chess960: bool) -> Result<(), EngineError> {
+        // The perftree protocol has no options: Chess960 is told by the FEN
+        // (Shredder-FEN castling letters).
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        format!("{} (perftree)", self.command)
+    }
 }
 
 impl Drop for UciEngine {
@@ -336,6 +567,36 @@ mod tests {
             vec!["python3", "my engine.py", "--x", "a b", "c d"]
         );
         assert!(split_command("   ").is_empty());
+    }
+
+    #[test]
+    fn option_names_may_contain_spaces() {
+        assert_eq!(
+            parse_option_name("option name Clear Hash type button").as_deref(),
+            Some("Clear Hash")
+        );
+        assert_eq!(
+            parse_option_name("option name Threads type spin default 1 min 1 max 1024").as_deref(),
+            Some("Threads")
+        );
+        assert_eq!(parse_option_name("id name x"), None);
+    }
+
+    #[test]
+    fn perftree_output_parses_strictly() {
+        let d = parse_perftree_output("e2e4 20\na2a3 20\n\n40\n").unwrap();
+        assert_eq!(d.moves, vec![("e2e4".into(), 20), ("a2a3".into(), 20)]);
+        assert_eq!(d.total, 40);
+        assert_eq!(parse_perftree_output("\n0\n").unwrap().total, 0);
+        assert_eq!(
+            parse_perftree_output("e2e4: 20\n\n20\n").unwrap_err(),
+            "e2e4: 20"
+        );
+        assert!(parse_perftree_output("e2e4 20\n").is_err());
+        assert_eq!(
+            parse_perftree_output("e2e4 20\n\n20\nmore\n").unwrap_err(),
+            "more"
+        );
     }
 
     #[test]

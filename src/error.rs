@@ -36,6 +36,10 @@ pub enum Error {
     /// A suite file problem (file and line named).
     #[error(transparent)]
     Suite(#[from] SuiteError),
+    /// An external engine failed: not found, crashed, timed out, or broke
+    /// the protocol.
+    #[error(transparent)]
+    Engine(#[from] crate::engine::EngineError),
     /// A bad argument value.
     #[error("{0}")]
     Usage(String),

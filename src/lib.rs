@@ -7,6 +7,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod attacks;
+pub mod bisect;
 pub mod bitboard;
 pub mod cli;
 pub mod engine;

@@ -300,6 +300,9 @@ pub struct PositionOutcome {
     pub checks: Vec<DepthCheck>,
     /// Depths not run because of `max_depth` / `max_nodes`.
     pub skipped: Vec<u32>,
+    /// The depth whose count was stopped before it finished (timeout or
+    /// Ctrl-C); deeper depths were not run.
+    pub stopped_at_depth: Option<u32>,
 }
 
 impl PositionOutcome {
@@ -311,7 +314,9 @@ impl PositionOutcome {
 
 /// Checks one record: every depth within the limits, in file order, stopping at
 /// the first mismatch (deeper counts of a wrong generator tell nothing new).
-pub fn check_record<P: FnMut(&Position, u32) -> u64>(
+/// `perft` returns `None` when it was stopped; the outcome then records the
+/// depth in `stopped_at_depth` and runs nothing deeper.
+pub fn check_record<P: FnMut(&Position, u32) -> Option<u64>>(
     file: &str,
     record: &EpdRecord,
     limits: &SuiteLimits,
@@ -324,6 +329,7 @@ pub fn check_record<P: FnMut(&Position, u32) -> u64>(
         fen: record.fen_text.clone(),
         checks: Vec::new(),
         skipped: Vec::new(),
+        stopped_at_depth: None,
     };
     let mut failed = false;
     for &(depth, expected) in &record.depths {
@@ -336,7 +342,10 @@ pub fn check_record<P: FnMut(&Position, u32) -> u64>(
             continue;
         }
         let start = std::time::Instant::now();
-        let got = perft(&record.position, depth);
+        let Some(got) = perft(&record.position, depth) else {
+            outcome.stopped_at_depth = Some(depth);
+            break;
+        };
         let seconds = start.elapsed().as_secs_f64();
         let pass = got == expected;
         outcome.checks.push(DepthCheck {

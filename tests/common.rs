@@ -52,3 +52,70 @@ impl Rng {
         (self.next_u64() % n as u64) as usize
     }
 }
+
+/// Runs the built `perft` binary with extra environment variables and, if
+/// given, `stdin` as its standard input.
+pub fn run_perft_env(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perft"));
+    cmd.args(args)
+        .env("NO_COLOR", "1")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("run perft binary");
+    if let Some(input) = stdin {
+        let mut pipe = child.stdin.take().expect("stdin piped");
+        pipe.write_all(input.as_bytes()).expect("write stdin");
+    }
+    child.wait_with_output().expect("wait for perft")
+}
+
+/// Path of the built `perft` binary.
+pub fn perft_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_perft")
+}
+
+/// Path of `examples/broken_engine.rs` as built by `cargo test` (next to the
+/// binary, in `target/<profile>/examples/`).
+pub fn broken_engine() -> String {
+    let bin = Path::new(env!("CARGO_BIN_EXE_perft"));
+    let dir = bin.parent().expect("binary has a directory");
+    let path = dir.join("examples").join("broken_engine");
+    assert!(
+        path.is_file(),
+        "{} not found: `cargo test` builds the examples; run `cargo build --examples` with the same profile",
+        path.display()
+    );
+    path.display().to_string()
+}
+
+/// Stockfish's path; fails (never skips) when it is missing.
+pub fn stockfish_path() -> String {
+    perft::engine::find_stockfish().expect(
+        "Stockfish not found: install it (apt-get install stockfish) or set STOCKFISH=/path/to/stockfish",
+    )
+}
+
+/// Parses stdout as exactly one JSON value (anything else on stdout fails).
+pub fn json_stdout(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON value ({e}): {}", stdout(out)))
+}
+
+/// Writes `text` to a fresh temporary file named `name` and returns its path.
+pub fn write_temp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("perft-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}

@@ -3,11 +3,15 @@
 mod common;
 
 mod cli;
+mod compare;
 mod fen_corpus;
 mod hashing;
 mod movegen;
 mod parallel;
+mod protocols;
+mod reports;
 mod search;
 mod stockfish;
 mod suites;
+mod terminal;
 mod tt;

@@ -1,21 +1,26 @@
-//! Command-line interface: clap definitions, validation into settings, and the
-//! command runners. `main` calls [`run`] and turns the result into an exit code.
+//! Command-line interface: clap definitions (raw arguments), their validation
+//! into settings, and one module per command. `main` calls [`run`] and turns
+//! the result into an exit code.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::time::Instant;
+pub mod bench;
+pub mod compare;
+pub mod count;
+pub mod output;
+pub mod perftree;
+pub mod progress;
+pub mod search;
+pub mod suite;
+pub mod uci;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
-use crate::error::{EXIT_MISMATCH, EXIT_OK, Error};
+use crate::error::{EXIT_OK, Error};
 use crate::fen::{KIWIPETE, STARTPOS};
 use crate::hash::HashSync;
-use crate::perft::{self, Control, Perft, PerftConfig};
+use crate::moves::Move;
+use crate::perft::{self, Perft, PerftConfig};
 use crate::position::Position;
-use crate::report::{self, CountReport, DivideEntry, DivideReport, Header};
-use crate::suite::{self, PositionOutcome, SuiteLimits};
-
-pub mod search;
+use crate::report;
 
 /// Names accepted in place of a FEN.
 pub const POSITION_NAMES: [&str; 6] = ["startpos", "kiwipete", "cpw3", "cpw4", "cpw5", "cpw6"];
@@ -35,8 +40,17 @@ pub fn named_position(name: &str) -> Option<&'static str> {
 
 /// perft: chess move-generator validation and benchmarking.
 #[derive(Debug, Parser)]
-#[command(name = "perft", version = version_string(), about, long_about = None)]
+#[command(
+    name = "perft",
+    version = version_string(),
+    about,
+    long_about = None,
+    after_help = "Examples:\n  perft divide 5 kiwipete\n  perft compare 5 kiwipete --engine stockfish\n  perft suite positions/standard.epd --max-depth 5\n  perft bench --threads 1,2\n\nExit codes: 0 ok, 1 a count or engine differs, 2 usage or input error, 130 interrupted (Ctrl-C)."
+)]
 pub struct Cli {
+    /// No progress bar and no warnings on stderr (errors still print).
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
@@ -52,28 +66,85 @@ fn version_string() -> &'static str {
 pub enum Command {
     /// Count the leaves of the legal move tree to DEPTH.
     #[command(
-        after_help = "Examples:\n  perft count 6\n  perft count 5 kiwipete --json\n  perft count 4 'r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1' --moves e1g1"
+        after_help = "Examples:\n  perft count 6\n  perft count 5 kiwipete --json\n  perft count 4 'r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1' --moves e1g1\n  perft count 7 --threads 2"
     )]
-    Count(CountArgs),
+    Count(count::CountArgs),
     /// Per-move counts in Stockfish's `go perft` format.
     #[command(
         after_help = "Examples:\n  perft divide 5\n  perft divide 3 kiwipete --moves e2a6 b4c3\n  perft divide 2 'bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9'"
     )]
-    Divide(DivideArgs),
+    Divide(count::DivideArgs),
     /// Check every `;Dn count` of EPD suite files.
     #[command(
-        after_help = "Examples:\n  perft suite positions/standard.epd\n  perft suite positions/perftsuite.epd --max-depth 5\n  perft suite positions/chess960.epd --max-depth 4 --json"
+        after_help = "Examples:\n  perft suite positions/standard.epd\n  perft suite positions/perftsuite.epd --max-depth 5 --fail-fast\n  perft suite positions/tricky.epd --filter 'ep' --timeout 10\n  perft suite positions/chess960.epd --max-depth 4 --json"
     )]
-    Suite(SuiteArgs),
+    Suite(suite::SuiteArgs),
     /// Alpha-beta search over the transactional TT: UCI info lines and bestmove.
     #[command(
         after_help = "Examples:\n  perft search kiwipete --depth 6\n  perft search '6rk/7p/R2N3P/3r4/1P5K/P7/8/8 w - - 0 1' --depth 3 --no-tt\n  perft search cpw6 --depth 6 --aspiration 1 --on-fail commit --json"
     )]
     Search(search::SearchArgs),
+    /// Find the first position where an engine's move generator differs from ours.
+    #[command(
+        long_about = "Bisects an engine against this generator: divides the position on both \
+sides, descends into the first move whose count differs (replaying the move path from the \
+root, never jumping to a child FEN), and stops where the move lists themselves differ. Prints \
+the path, that position's FEN, and the moves the engine is missing or has extra.\n\n\
+Exit code 0: the engine agrees; 1: a difference was found; 2: error (engine not found, \
+crashed, timed out, or bad input).",
+        after_help = "Examples:\n  perft compare 5 kiwipete --engine stockfish\n  perft compare 4 --moves e2e4 --engine './my_engine --uci'\n  perft compare 3 cpw4 --engine ./perftree_script.sh --engine-kind perftree --json"
+    )]
+    Compare(compare::CompareArgs),
+    /// Speak the perftree script protocol (for perftree-cli).
+    #[command(
+        long_about = "Speaks the protocol of the perftree tool (perftree-cli): called as \
+`perft perftree DEPTH FEN [MOVES]` with MOVES space-separated in one argument, it prints \
+`<move> <count>` lines, one empty line and the total, and nothing else on stdout.",
+        after_help = "Examples:\n  perft perftree 3 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' 'e2e4 e7e5'\n\nWrapper script for perftree-cli (save as perft-perftree.sh, chmod +x):\n  #!/bin/sh\n  exec perft perftree \"$@\""
+    )]
+    Perftree(perftree::PerftreeArgs),
+    /// Run as a UCI engine on stdin/stdout (`go perft N` in Stockfish's format).
+    #[command(
+        after_help = "Examples:\n  printf 'position startpos moves e2e4\\ngo perft 4\\nquit\\n' | perft uci\n  perft compare 4 --engine 'perft uci'"
+    )]
+    Uci(uci::UciArgs),
+    /// Time a fixed set of positions (positions/bench.epd); print Mnps and a node-count signature.
+    #[command(
+        after_help = "Examples:\n  perft bench\n  perft bench --threads 1,2,4 --json > scaling.json\n  python3 scripts/plot_scaling.py scaling.json scaling.svg\n  perft bench --max-depth 4"
+    )]
+    Bench(bench::BenchArgs),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  perft completions bash > ~/.local/share/bash-completion/completions/perft\n  perft completions zsh > ~/.zfunc/_perft\n  perft completions fish > ~/.config/fish/completions/perft.fish"
+    )]
+    Completions(CompletionsArgs),
+}
+
+/// `perft completions` arguments.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+/// Shells with completion scripts.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Shell {
+    /// Bash.
+    Bash,
+    /// Zsh.
+    Zsh,
+    /// Fish.
+    Fish,
+    /// PowerShell.
+    Powershell,
+    /// Elvish.
+    Elvish,
 }
 
 /// Position selection shared by commands.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct PositionArgs {
     /// A FEN (quote it, or give its fields as separate words), or a name:
     /// startpos, kiwipete, cpw3, cpw4, cpw5, cpw6. Default: startpos.
@@ -88,23 +159,32 @@ pub struct PositionArgs {
     pub chess960: bool,
 }
 
-/// Engine settings shared by counting commands.
-#[derive(Debug, Args)]
+/// Engine settings shared by counting commands. Build drivers through
+/// [`EngineArgs::build`] (or [`EngineArgs::configs`] for a grid) so every
+/// engine flag reaches every command.
+#[derive(Debug, Args, Default, Clone)]
 pub struct EngineArgs {
-    /// Worker threads (default: all logical CPUs).
-    #[arg(long, short = 't', value_name = "N")]
-    pub threads: Option<usize>,
-    /// Perft table size, with a unit: 512MiB, 2GiB (a bare number is MiB).
-    /// Default: 256MiB for runs of depth 6 or more, none below.
-    #[arg(long, value_name = "SIZE", conflicts_with = "no_hash")]
-    pub hash: Option<String>,
+    /// Worker threads (default: all logical CPUs). `perft bench` takes a
+    /// comma-separated list (`1,2,4`) and prints a scaling table.
+    #[arg(long, short = 't', value_name = "N", value_delimiter = ',')]
+    pub threads: Vec<usize>,
+    /// Perft table size with a unit: 512MiB, 2GiB (a bare number is MiB;
+    /// `none` or 0 = no table). Default: 256MiB for runs of depth 6 or more,
+    /// none below. `perft bench` takes a list (`none,512MiB`).
+    #[arg(
+        long,
+        value_name = "SIZE",
+        value_delimiter = ',',
+        conflicts_with = "no_hash"
+    )]
+    pub hash: Vec<String>,
     /// No perft table: every leaf is counted (raw generator speed).
     #[arg(long)]
     pub no_hash: bool,
-    /// How threads share the table: lockless, mutex (one global lock),
-    /// striped (1024 locks) or striped:N.
-    #[arg(long, value_name = "MODE", default_value_t = perft::DEFAULT_HASH_SYNC)]
-    pub hash_sync: HashSync,
+    /// How threads share the table: lockless (default), mutex (one global
+    /// lock), striped (1024 locks) or striped:N. `perft bench` takes a list.
+    #[arg(long, value_name = "MODE", value_delimiter = ',')]
+    pub hash_sync: Vec<HashSync>,
     /// Subtrees with at least this many plies left are split across threads.
     #[arg(long, value_name = "N", default_value_t = perft::DEFAULT_SPLIT_DEPTH, hide_short_help = true)]
     pub split_depth: u32,
@@ -117,104 +197,123 @@ pub struct EngineArgs {
     pub zobrist_seed: Option<u64>,
 }
 
-/// Table size used when no `--hash`/`--no-hash` is given, for deep runs.
+/// Table size used when neither `--hash` nor `--no-hash` is given, for deep runs.
 pub const AUTO_HASH_BYTES: u128 = 256 << 20;
 /// The automatic table is used from this depth on.
 pub const AUTO_HASH_MIN_DEPTH: u32 = 6;
 
 impl EngineArgs {
-    /// The driver settings for a run whose deepest perft is `max_depth`.
-    pub fn config(&self, max_depth: u32) -> Result<PerftConfig, Error> {
-        let mut config = PerftConfig::default();
-        if let Some(t) = self.threads {
-            config.threads = t;
-        }
-        config.hash_bytes = match (&self.hash, self.no_hash) {
-            (_, true) => 0,
-            (Some(size), false) => {
-                crate::hash::parse_size(size).map_err(|e| Error::Usage(format!("--hash: {e}")))?
-            }
-            (None, false) if max_depth >= AUTO_HASH_MIN_DEPTH => AUTO_HASH_BYTES,
-            (None, false) => 0,
-        };
-        config.hash_sync = self.hash_sync;
+    /// One driver configuration per combination of the listed values, in
+    /// order (threads outermost, then table sizes, then sync modes). Without
+    /// `--hash`/`--no-hash` a run whose deepest perft is `max_depth` plies
+    /// gets [`AUTO_HASH_BYTES`] from depth [`AUTO_HASH_MIN_DEPTH`] on.
+    pub fn configs(&self, max_depth: u32) -> Result<Vec<PerftConfig>, Error> {
+        let mut base = PerftConfig::default();
         if self.split_depth == 0 {
             return Err(Error::Usage("--split-depth must be at least 1".into()));
         }
-        config.split_depth = self.split_depth;
-        config.min_hash_depth = self.min_hash_depth.max(1);
+        base.split_depth = self.split_depth;
+        base.min_hash_depth = self.min_hash_depth.max(1);
         if let Some(seed) = self.zobrist_seed {
-            config.zobrist_seed = seed;
+            base.zobrist_seed = seed;
         }
-        Ok(config)
+        let threads = if self.threads.is_empty() {
+            vec![base.threads]
+        } else {
+            self.threads.clone()
+        };
+        if threads.contains(&0) {
+            return Err(Error::Usage("--threads must be at least 1".into()));
+        }
+        let sizes: Vec<u128> = if self.no_hash {
+            vec![0]
+        } else if self.hash.is_empty() {
+            vec![if max_depth >= AUTO_HASH_MIN_DEPTH {
+                AUTO_HASH_BYTES
+            } else {
+                0
+            }]
+        } else {
+            self.hash
+                .iter()
+                .map(|h| match h.trim() {
+                    "none" | "off" => Ok(0),
+                    size => crate::hash::parse_size(size)
+                        .map_err(|e| Error::Usage(format!("--hash: {e}"))),
+                })
+                .collect::<Result<_, _>>()?
+        };
+        let syncs = if self.hash_sync.is_empty() {
+            vec![perft::DEFAULT_HASH_SYNC]
+        } else {
+            self.hash_sync.clone()
+        };
+        let mut configs = Vec::new();
+        for &t in &threads {
+            for &bytes in &sizes {
+                // Sync modes only matter with a table.
+                let modes = if bytes == 0 { &syncs[..1] } else { &syncs[..] };
+                for &sync in modes {
+                    configs.push(PerftConfig {
+                        threads: t,
+                        hash_bytes: bytes,
+                        hash_sync: sync,
+                        ..base.clone()
+                    });
+                }
+            }
+        }
+        Ok(configs)
+    }
+
+    /// The single configuration these flags describe (a list is an error
+    /// outside `perft bench`).
+    pub fn config(&self, max_depth: u32) -> Result<PerftConfig, Error> {
+        let mut configs = self.configs(max_depth)?;
+        let lists = [
+            ("--threads", self.threads.len()),
+            ("--hash", self.hash.len()),
+            ("--hash-sync", self.hash_sync.len()),
+        ];
+        if let Some((flag, _)) = lists.iter().find(|(_, n)| *n > 1) {
+            return Err(Error::Usage(format!(
+                "{flag} takes one value here, not a list; lists are for perft bench"
+            )));
+        }
+        Ok(configs.remove(0))
     }
 
     /// Builds the perft driver for a run whose deepest perft is `max_depth`.
     pub fn build(&self, max_depth: u32) -> Result<Perft, Error> {
-        Perft::new(self.config(max_depth)?).map_err(|e| Error::Usage(e.to_string()))
+        build_perft(self.config(max_depth)?)
     }
 }
 
-/// `perft count` arguments.
-#[derive(Debug, Args)]
-pub struct CountArgs {
-    /// Depth in plies.
-    pub depth: u32,
-    /// Position and moves.
-    #[command(flatten)]
-    pub position: PositionArgs,
-    /// Threads and hash.
-    #[command(flatten)]
-    pub engine: EngineArgs,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    pub json: bool,
+/// Starts a driver for `config`.
+pub fn build_perft(config: PerftConfig) -> Result<Perft, Error> {
+    Perft::new(config).map_err(|e| Error::Usage(e.to_string()))
 }
 
-/// `perft divide` arguments.
-#[derive(Debug, Args)]
-pub struct DivideArgs {
-    /// Depth in plies (at least 1).
-    pub depth: u32,
-    /// Position and moves.
-    #[command(flatten)]
-    pub position: PositionArgs,
-    /// Threads and hash.
-    #[command(flatten)]
-    pub engine: EngineArgs,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    pub json: bool,
+/// How the perft table is set in `config`, for reports: `none` or
+/// `<size> <sync>`.
+pub fn hash_setting(config: &PerftConfig) -> Option<String> {
+    Some(if config.hash_bytes == 0 {
+        "none".to_string()
+    } else {
+        format!(
+            "{} {}",
+            crate::hash::human_bytes(config.hash_bytes),
+            config.hash_sync
+        )
+    })
 }
 
-/// `perft suite` arguments.
-#[derive(Debug, Args)]
-pub struct SuiteArgs {
-    /// EPD files (`FEN ;D1 n ;D2 n ...` per line).
-    #[arg(required = true, value_name = "FILE.epd")]
-    pub files: Vec<PathBuf>,
-    /// Skip depths deeper than this.
-    #[arg(long, value_name = "N")]
-    pub max_depth: Option<u32>,
-    /// Skip counts whose expected value exceeds N (0 = no limit).
-    #[arg(long, value_name = "N", default_value_t = 10_000_000_000)]
-    pub max_nodes: u64,
-    /// Read every file in Chess960 mode (KQkq as X-FEN).
-    #[arg(long)]
-    pub chess960: bool,
-    /// Threads and hash.
-    #[command(flatten)]
-    pub engine: EngineArgs,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Resolves the position words and `--moves` into a position.
-pub fn resolve_position(args: &PositionArgs) -> Result<Position, Error> {
+/// Resolves the position words into the root position and the `--moves`
+/// (checked legal, in order), without playing them.
+pub fn resolve_root(args: &PositionArgs) -> Result<(Position, Vec<Move>), Error> {
     let text = args.position.join(" ");
     let text = text.trim();
-    let mut pos = if text.is_empty() && !args.position.is_empty() {
+    let root = if text.is_empty() && !args.position.is_empty() {
         return Err(crate::fen::InvalidFen::Syntax(crate::fen::FenError::Empty).into());
     } else if text.is_empty() {
         Position::from_fen_with(STARTPOS, args.chess960, crate::Zobrist::DEFAULT)?
@@ -225,6 +324,8 @@ pub fn resolve_position(args: &PositionArgs) -> Result<Position, Error> {
     } else {
         Position::from_fen_with(text, args.chess960, crate::Zobrist::DEFAULT)?
     };
+    let mut pos = root;
+    let mut moves = Vec::with_capacity(args.moves.len());
     for (i, text) in args.moves.iter().enumerate() {
         let mv = pos.parse_uci(text).ok_or_else(|| Error::IllegalMove {
             index: i + 1,
@@ -232,263 +333,57 @@ pub fn resolve_position(args: &PositionArgs) -> Result<Position, Error> {
             fen: pos.to_fen(),
         })?;
         pos = pos.play_unchecked(mv);
+        moves.push(mv);
     }
-    Ok(pos)
+    Ok((root, moves))
 }
 
-fn write_out(text: &str) -> Result<(), Error> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok(())
+/// Resolves the position words and `--moves` into a position.
+pub fn resolve_position(args: &PositionArgs) -> Result<Position, Error> {
+    let (root, moves) = resolve_root(args)?;
+    Ok(moves.iter().fold(root, |p, &mv| p.play_unchecked(mv)))
 }
 
-fn write_json<T: serde::Serialize>(value: &T) -> Result<(), Error> {
-    let mut text = serde_json::to_string_pretty(value)?;
-    text.push('\n');
-    write_out(&text)
+/// Quotes `text` for a POSIX shell when it needs it.
+pub fn shell_quote(text: &str) -> String {
+    let safe = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+".contains(&b));
+    if safe {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
 }
 
 /// Runs a parsed command line; returns the exit code.
 pub fn run(cli: Cli) -> Result<u8, Error> {
+    let quiet = cli.quiet;
     match cli.command {
-        Command::Count(args) => run_count(args),
-        Command::Divide(args) => run_divide(args),
-        Command::Suite(args) => run_suite(args),
+        Command::Count(args) => count::run_count(args, quiet),
+        Command::Divide(args) => count::run_divide(args, quiet),
+        Command::Suite(args) => suite::run_suite(args, quiet),
+        Command::Compare(args) => compare::run_compare(args, quiet),
+        Command::Perftree(args) => perftree::run_perftree(args),
+        Command::Uci(args) => uci::run_uci(args),
+        Command::Bench(args) => bench::run_bench(args, quiet),
         Command::Search(args) => search::run_search(args),
+        Command::Completions(args) => run_completions(args),
     }
 }
 
-fn run_count(args: CountArgs) -> Result<u8, Error> {
-    let pos = resolve_position(&args.position)?;
-    let perft = args.engine.build(args.depth)?;
-    let start = Instant::now();
-    let outcome = perft.divide(&pos, args.depth, Control::default());
-    let nodes = if args.depth == 0 { 1 } else { outcome.nodes };
-    let seconds = start.elapsed().as_secs_f64();
-    let report = CountReport {
-        header: Header::new("count"),
-        fen: pos.to_fen(),
-        depth: args.depth,
-        nodes,
-        nodes_str: nodes.to_string(),
-        seconds,
-        nps: report::nps(nodes, seconds),
-        engine: report::EngineInfo::of(&perft),
-        table: perft
-            .table()
-            .map(|_| report::TableStats::from(&outcome.stats)),
+fn run_completions(args: CompletionsArgs) -> Result<u8, Error> {
+    use clap_complete::Shell as S;
+    let shell = match args.shell {
+        Shell::Bash => S::Bash,
+        Shell::Zsh => S::Zsh,
+        Shell::Fish => S::Fish,
+        Shell::Powershell => S::PowerShell,
+        Shell::Elvish => S::Elvish,
     };
-    if args.json {
-        write_json(&report)?;
-    } else {
-        write_out(&report.to_text())?;
-    }
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "perft", &mut buf);
+    output::write_out(&String::from_utf8_lossy(&buf))?;
     Ok(EXIT_OK)
-}
-
-fn run_divide(args: DivideArgs) -> Result<u8, Error> {
-    if args.depth == 0 {
-        return Err(Error::Usage(
-            "divide: DEPTH must be at least 1 (perft 0 is 1, with no move to divide by)".into(),
-        ));
-    }
-    let pos = resolve_position(&args.position)?;
-    let perft = args.engine.build(args.depth)?;
-    let start = Instant::now();
-    let chess960 = pos.is_chess960();
-    let mut moves: Vec<DivideEntry> = perft
-        .divide(&pos, args.depth, Control::default())
-        .moves
-        .into_iter()
-        .map(|(mv, n)| DivideEntry {
-            mv: mv.to_uci(chess960).to_string(),
-            nodes: n,
-            nodes_str: n.to_string(),
-        })
-        .collect();
-    let seconds = start.elapsed().as_secs_f64();
-    moves.sort_by(|a, b| a.mv.cmp(&b.mv));
-    let nodes: u128 = moves.iter().map(|e| e.nodes).sum();
-    let report = DivideReport {
-        header: Header::new("divide"),
-        fen: pos.to_fen(),
-        depth: args.depth,
-        moves,
-        nodes,
-        nodes_str: nodes.to_string(),
-        seconds,
-    };
-    if args.json {
-        write_json(&report)?;
-    } else {
-        write_out(&report.to_text())?;
-    }
-    Ok(EXIT_OK)
-}
-
-/// Result of `perft suite`.
-#[derive(Debug, serde::Serialize)]
-pub struct SuiteReport {
-    /// Common header.
-    #[serde(flatten)]
-    pub header: Header,
-    /// Files run.
-    pub files: Vec<String>,
-    /// Limits used (`null` = none).
-    pub max_depth: Option<u32>,
-    /// Node limit used (`null` = none).
-    pub max_nodes: Option<u64>,
-    /// One entry per position.
-    pub positions: Vec<PositionOutcome>,
-    /// Totals.
-    pub summary: SuiteSummary,
-}
-
-/// Totals of a suite run.
-#[derive(Debug, Default, serde::Serialize)]
-pub struct SuiteSummary {
-    /// Positions with at least one count checked.
-    pub positions_checked: usize,
-    /// Positions where a count differed.
-    pub positions_failed: usize,
-    /// Depth counts checked.
-    pub counts_checked: usize,
-    /// Depth counts that differed.
-    pub counts_failed: usize,
-    /// Depth counts skipped because of the limits.
-    pub counts_skipped: usize,
-    /// Sum of all computed counts.
-    pub nodes: u128,
-    /// Exact decimal string of `nodes`.
-    pub nodes_str: String,
-    /// Wall-clock seconds.
-    pub seconds: f64,
-}
-
-fn outcome_line(o: &PositionOutcome) -> String {
-    let place = format!("{}:{}", o.file, o.line);
-    let id =
-        o.id.as_deref()
-            .map(|i| format!("  [{i}]"))
-            .unwrap_or_default();
-    let time: f64 = o.checks.iter().map(|c| c.seconds).sum();
-    let skipped = if o.skipped.is_empty() {
-        String::new()
-    } else {
-        let list: Vec<String> = o.skipped.iter().map(|d| format!("D{d}")).collect();
-        format!("  (skipped {})", list.join(" "))
-    };
-    match (o.checks.iter().find(|c| !c.pass), o.checks.last()) {
-        (Some(bad), _) => format!(
-            "FAIL  {place}  D{}  expected {}  got {}  {time:.2} s{id}\n      {}\n",
-            bad.depth,
-            report::thousands(bad.expected.into()),
-            report::thousands(bad.got.into()),
-            o.fen
-        ),
-        (None, Some(last)) => format!(
-            "ok    {place}  D{}  {}  {time:.2} s{id}{skipped}\n",
-            if o.checks.len() > 1 {
-                format!("{}-{}", o.checks[0].depth, last.depth)
-            } else {
-                last.depth.to_string()
-            },
-            report::thousands(last.got.into())
-        ),
-        (None, None) => format!("skip  {place}  nothing within the limits{id}{skipped}\n"),
-    }
-}
-
-fn run_suite(args: SuiteArgs) -> Result<u8, Error> {
-    let limits = SuiteLimits {
-        max_depth: args.max_depth,
-        max_nodes: (args.max_nodes > 0).then_some(args.max_nodes),
-    };
-    // Load everything first: a malformed line is an input error (exit 2)
-    // before any time is spent.
-    let mut suites = Vec::new();
-    for path in &args.files {
-        suites.push((
-            path.display().to_string(),
-            suite::load_suite(path, args.chess960)?,
-        ));
-    }
-    let deepest = suites
-        .iter()
-        .flat_map(|(_, records)| records.iter().flat_map(|r| r.depths.iter()))
-        .filter(|&&(d, n)| {
-            limits.max_depth.is_none_or(|m| d <= m) && limits.max_nodes.is_none_or(|m| n <= m)
-        })
-        .map(|&(d, _)| d)
-        .max()
-        .unwrap_or(0);
-    let perft = args.engine.build(deepest)?;
-    let start = Instant::now();
-    let mut positions = Vec::new();
-    let mut summary = SuiteSummary::default();
-    for (file, records) in &suites {
-        for record in records {
-            let outcome = suite::check_record(file, record, &limits, |p, d| {
-                // Suite counts are u64, so a count that does not fit cannot match.
-                u64::try_from(perft.count(p, d)).unwrap_or(u64::MAX)
-            });
-            if !args.json {
-                write_out(&outcome_line(&outcome))?;
-            }
-            summary.positions_checked += usize::from(!outcome.checks.is_empty());
-            summary.positions_failed += usize::from(!outcome.passed());
-            summary.counts_checked += outcome.checks.len();
-            summary.counts_failed += outcome.checks.iter().filter(|c| !c.pass).count();
-            summary.counts_skipped += outcome.skipped.len();
-            summary.nodes += outcome
-                .checks
-                .iter()
-                .map(|c| u128::from(c.got))
-                .sum::<u128>();
-            positions.push(outcome);
-        }
-    }
-    summary.seconds = start.elapsed().as_secs_f64();
-    summary.nodes_str = summary.nodes.to_string();
-    let code = if summary.counts_failed > 0 {
-        EXIT_MISMATCH
-    } else {
-        EXIT_OK
-    };
-    if args.json {
-        write_json(&SuiteReport {
-            header: Header::new("suite"),
-            files: suites.iter().map(|(f, _)| f.clone()).collect(),
-            max_depth: limits.max_depth,
-            max_nodes: limits.max_nodes,
-            positions,
-            summary,
-        })?;
-    } else {
-        let s = &summary;
-        write_out(&format!(
-            "\n{} positions checked, {} failed; {} counts checked, {} failed, {} skipped (limits: {}); {} nodes in {:.2} s\n{}\n",
-            s.positions_checked,
-            s.positions_failed,
-            s.counts_checked,
-            s.counts_failed,
-            s.counts_skipped,
-            describe_limits(&limits),
-            report::thousands(s.nodes),
-            s.seconds,
-            if code == EXIT_OK { "PASS" } else { "FAIL" }
-        ))?;
-    }
-    Ok(code)
-}
-
-fn describe_limits(limits: &SuiteLimits) -> String {
-    let depth = limits
-        .max_depth
-        .map_or("no depth limit".to_string(), |d| format!("--max-depth {d}"));
-    let nodes = limits.max_nodes.map_or("no node limit".to_string(), |n| {
-        format!("--max-nodes {}", report::thousands(n.into()))
-    });
-    format!("{depth}, {nodes}")
 }

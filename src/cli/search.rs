@@ -9,7 +9,8 @@ use std::time::Duration;
 use clap::{ArgGroup, Args, ValueEnum};
 use serde::Serialize;
 
-use super::{PositionArgs, resolve_position, write_json, write_out};
+use super::output::{write_json, write_out};
+use super::{PositionArgs, resolve_position};
 use crate::error::{EXIT_OK, Error};
 use crate::report::Header;
 use crate::search::{self, IterationInfo, Limits, MAX_DEPTH, OnFail, Score, SearchOptions};

@@ -11,6 +11,14 @@
 
 use serde::Serialize;
 
+mod bench;
+mod compare;
+mod suite;
+
+pub use bench::{BenchPosition, BenchReport, BenchRun};
+pub use compare::CompareReport;
+pub use suite::{PositionStatus, SuitePosition, SuiteReport, SuiteSummary};
+
 /// Version of the JSON schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -151,6 +159,91 @@ pub fn nps(nodes: u128, seconds: f64) -> f64 {
     }
 }
 
+/// Something the user should know that does not stop the run. Printed on
+/// stderr as `warning: ...` (unless `--quiet`) and listed in JSON reports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Warning {
+    /// Timings from a build with debug assertions mean little.
+    DebugBuild,
+    /// A timed run too short for its speed to be meaningful.
+    ShortRun {
+        /// Wall-clock seconds of the run.
+        seconds: f64,
+    },
+    /// More worker threads than logical CPUs: speeds will not scale.
+    ThreadsAboveCpus {
+        /// Threads requested.
+        threads: usize,
+        /// Logical CPUs available.
+        cpus: usize,
+    },
+    /// Other work was running: timings are unreliable.
+    BusyMachine {
+        /// CPUs kept busy by other work just before the run (0.0 to `cpus`).
+        busy_cpus: f64,
+        /// Logical CPUs available.
+        cpus: usize,
+    },
+    /// The run was stopped before it finished; counts are lower bounds.
+    Partial {
+        /// Root moves finished.
+        done: usize,
+        /// Root moves in total.
+        total: usize,
+    },
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warning::DebugBuild => write!(
+                f,
+                "this binary has debug assertions on: speeds are not representative (build with --release)"
+            ),
+            Warning::ShortRun { seconds } => write!(
+                f,
+                "the run took only {seconds:.3} s: too short to time reliably; use a deeper depth"
+            ),
+            Warning::ThreadsAboveCpus { threads, cpus } => write!(
+                f,
+                "{threads} threads on {cpus} logical CPUs: threads will share cores and speeds will not scale"
+            ),
+            Warning::BusyMachine { busy_cpus, cpus } => write!(
+                f,
+                "other work kept {busy_cpus:.1} of {cpus} logical CPUs busy just before the run: speeds are low and may not scale"
+            ),
+            Warning::Partial { done, total } => write!(
+                f,
+                "interrupted: {done} of {total} root moves finished; the counts are partial (lower bounds)"
+            ),
+        }
+    }
+}
+
+impl Warning {
+    /// A stable machine-readable name.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Warning::DebugBuild => "debug_build",
+            Warning::ShortRun { .. } => "short_run",
+            Warning::ThreadsAboveCpus { .. } => "threads_above_cpus",
+            Warning::BusyMachine { .. } => "busy_machine",
+            Warning::Partial { .. } => "partial",
+        }
+    }
+}
+
+/// JSON: `{"kind": "...", "message": "..."}`.
+impl Serialize for Warning {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("kind", self.kind())?;
+        m.serialize_entry("message", &self.to_string())?;
+        m.end()
+    }
+}
+
 /// The perft driver settings of a run.
 #[derive(Clone, Debug, Serialize)]
 pub struct EngineInfo {
@@ -254,26 +347,44 @@ pub struct CountReport {
     pub fen: String,
     /// Depth in plies.
     pub depth: u32,
-    /// Leaf nodes.
+    /// Leaf nodes (a lower bound when `complete` is false).
     pub nodes: u128,
     /// Leaf nodes as an exact decimal string.
     pub nodes_str: String,
+    /// False when interrupted: `nodes` covers only `root_moves_done` root moves.
+    pub complete: bool,
+    /// Legal moves at the root.
+    pub root_moves: usize,
+    /// Root moves whose subtree was counted in full.
+    pub root_moves_done: usize,
+    /// Worker threads.
+    pub threads: usize,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// Leaves per second. Without a table: bulk-counted leaves (the last ply
     /// is counted, not played). With a table: effective (hits skip subtrees).
     pub nps: f64,
-    /// Driver settings.
+    /// Driver settings (threads, table, split depth, key seed).
     pub engine: EngineInfo,
     /// Table counters (`null` without a table).
     pub table: Option<TableStats>,
+    /// Warnings (also printed on stderr).
+    pub warnings: Vec<Warning>,
 }
 
 impl CountReport {
     /// Text rendering.
     pub fn to_text(&self) -> String {
+        let partial = if self.complete {
+            String::new()
+        } else {
+            format!(
+                "  (PARTIAL: interrupted after {} of {} root moves)",
+                self.root_moves_done, self.root_moves
+            )
+        };
         let mut s = format!(
-            "position  {}\ndepth     {}\nnodes     {}\ntime      {:.3} s\nspeed     {:.1} Mnps ({})\n",
+            "position  {}\ndepth     {}\nnodes     {}{partial}\ntime      {:.3} s\nspeed     {:.1} Mnps ({})\n",
             self.fen,
             self.depth,
             thousands(self.nodes),
@@ -310,25 +421,43 @@ pub struct DivideReport {
     pub fen: String,
     /// Depth in plies.
     pub depth: u32,
-    /// Per-move counts, sorted by move text.
+    /// Per-move counts, sorted by move text (only finished moves when partial).
     pub moves: Vec<DivideEntry>,
     /// Sum of all moves.
     pub nodes: u128,
     /// Exact decimal string of `nodes`.
     pub nodes_str: String,
+    /// False when interrupted: `moves` lacks the unfinished root moves.
+    pub complete: bool,
+    /// Legal moves at the root.
+    pub root_moves: usize,
+    /// Worker threads.
+    pub threads: usize,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// Warnings (also printed on stderr).
+    pub warnings: Vec<Warning>,
 }
 
 impl DivideReport {
     /// Stockfish's `go perft` format: `move: count` lines, a blank line,
-    /// `Nodes searched: N`.
+    /// `Nodes searched: N`. A partial divide ends with a line saying so
+    /// instead, so no tool takes its total for a perft count.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         for e in &self.moves {
             s.push_str(&format!("{}: {}\n", e.mv, e.nodes));
         }
-        s.push_str(&format!("\nNodes searched: {}\n", self.nodes));
+        if self.complete {
+            s.push_str(&format!("\nNodes searched: {}\n", self.nodes));
+        } else {
+            s.push_str(&format!(
+                "\nPARTIAL: interrupted after {} of {} root moves ({} nodes counted)\n",
+                self.moves.len(),
+                self.root_moves,
+                self.nodes
+            ));
+        }
         s
     }
 }

@@ -1,0 +1,124 @@
+//! Writing results: stdout for reports (text or JSON), stderr for warnings;
+//! colour only on a terminal and never with `NO_COLOR` or `TERM=dumb`.
+
+use std::io::{IsTerminal, Write};
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::report::Warning;
+
+/// Writes `text` to stdout and flushes (a closed pipe surfaces as an
+/// [`Error::Io`] that `main` treats as success).
+pub fn write_out(text: &str) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes `value` as pretty JSON plus a final newline to stdout.
+pub fn write_json<T: Serialize>(value: &T) -> Result<(), Error> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    write_out(&text)
+}
+
+/// True when the environment asks for no colour and no cursor tricks:
+/// `NO_COLOR` set to anything non-empty (no-color.org), or `TERM=dumb`.
+pub fn plain_terminal_requested() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+        || std::env::var("TERM").is_ok_and(|t| t == "dumb")
+}
+
+/// ANSI colouring of status words in text output. Off unless stdout is a
+/// terminal and neither `NO_COLOR` nor `TERM=dumb` is set.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    enabled: bool,
+}
+
+impl Style {
+    /// The style for stdout in this environment.
+    pub fn stdout() -> Style {
+        Style {
+            enabled: std::io::stdout().is_terminal() && !plain_terminal_requested(),
+        }
+    }
+
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.enabled {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// Success (green).
+    pub fn good(self, text: &str) -> String {
+        self.paint("32", text)
+    }
+
+    /// Failure (bold red).
+    pub fn bad(self, text: &str) -> String {
+        self.paint("1;31", text)
+    }
+
+    /// Neither (yellow).
+    pub fn note(self, text: &str) -> String {
+        self.paint("33", text)
+    }
+}
+
+/// The warnings that apply to a timed run with `threads` workers;
+/// `short_run` is the duration of a run the caller judged too short.
+pub fn timing_warnings(threads: usize, short_run: Option<f64>) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if cfg!(debug_assertions) {
+        out.push(Warning::DebugBuild);
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads > cpus {
+        out.push(Warning::ThreadsAboveCpus { threads, cpus });
+    }
+    if let Some(seconds) = short_run {
+        out.push(Warning::ShortRun { seconds });
+    }
+    out
+}
+
+/// Prints warnings on stderr unless `quiet`.
+pub fn emit_warnings(warnings: &[Warning], quiet: bool) {
+    if quiet {
+        return;
+    }
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+/// A [`Warning::BusyMachine`] when other work keeps more than half a CPU
+/// busy: Linux `/proc/stat` is sampled twice, 250 ms apart, just before the
+/// run (a load average would also count our own previous runs).
+pub fn busy_machine_warning() -> Option<Warning> {
+    fn sample() -> Option<(u64, u64)> {
+        let text = std::fs::read_to_string("/proc/stat").ok()?;
+        let line = text.lines().find(|l| l.starts_with("cpu "))?;
+        let v: Vec<u64> = line
+            .split_whitespace()
+            .skip(1)
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        // user nice system idle iowait irq softirq steal ...
+        let idle = v.get(3)? + v.get(4).copied().unwrap_or(0);
+        Some((v.iter().take(8).sum(), idle))
+    }
+    let (total0, idle0) = sample()?;
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    let (total1, idle1) = sample()?;
+    let total = total1.checked_sub(total0).filter(|&t| t > 0)?;
+    let busy = total.saturating_sub(idle1.saturating_sub(idle0)) as f64 / total as f64;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let busy_cpus = busy * cpus as f64;
+    (busy_cpus > 0.5).then_some(Warning::BusyMachine { busy_cpus, cpus })
+}

@@ -1,0 +1,144 @@
+//! The `perft bench` report.
+
+use serde::Serialize;
+
+use super::{Header, Warning, thousands};
+
+/// One position of a bench run.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchPosition {
+    /// Name (`id` in bench.epd).
+    pub id: String,
+    /// FEN.
+    pub fen: String,
+    /// Depth run (plies).
+    pub depth: u32,
+    /// Leaf nodes.
+    pub nodes: u128,
+    /// Exact decimal string of `nodes`.
+    pub nodes_str: String,
+    /// The published count this must equal.
+    pub expected: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Millions of bulk-counted leaves per second.
+    pub mnps: f64,
+}
+
+/// One engine setting of a bench (one row of the scaling table).
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRun {
+    /// Worker threads.
+    pub threads: usize,
+    /// Perft table setting (`null`: this build has no perft table option).
+    pub hash: Option<String>,
+    /// Per position.
+    pub positions: Vec<BenchPosition>,
+    /// Total leaf nodes (the signature).
+    pub nodes: u128,
+    /// Exact decimal string of `nodes`.
+    pub nodes_str: String,
+    /// Wall-clock seconds, all positions.
+    pub seconds: f64,
+    /// Millions of leaves per second over all positions.
+    pub mnps: f64,
+    /// `mnps` relative to the first run.
+    pub speedup: f64,
+    /// `speedup / threads * threads of the first run`.
+    pub efficiency: f64,
+}
+
+/// Result of `perft bench`.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    /// Common header.
+    #[serde(flatten)]
+    pub header: Header,
+    /// The bench file.
+    pub file: String,
+    /// `--max-depth` (`null` = the documented depths).
+    pub max_depth: Option<u32>,
+    /// Total leaf nodes of one run: the same for every commit, thread count
+    /// and hash setting, or the generator changed.
+    pub signature: u128,
+    /// Exact decimal string of `signature`.
+    pub signature_str: String,
+    /// One run per engine setting.
+    pub runs: Vec<BenchRun>,
+    /// False when interrupted (Ctrl-C).
+    pub complete: bool,
+    /// Warnings (also printed on stderr).
+    pub warnings: Vec<Warning>,
+}
+
+impl BenchReport {
+    /// The table of one run.
+    pub fn run_text(run: &BenchRun) -> String {
+        let mut s = format!(
+            "threads {}{}\n{:<12} {:>5} {:>15} {:>9} {:>8}\n",
+            run.threads,
+            run.hash
+                .as_deref()
+                .map(|h| format!(", hash {h}"))
+                .unwrap_or_default(),
+            "position",
+            "depth",
+            "nodes",
+            "seconds",
+            "Mnps"
+        );
+        for p in &run.positions {
+            s.push_str(&format!(
+                "{:<12} {:>5} {:>15} {:>9.3} {:>8.1}\n",
+                p.id,
+                p.depth,
+                thousands(p.nodes),
+                p.seconds,
+                p.mnps
+            ));
+        }
+        s.push_str(&format!(
+            "{:<12} {:>5} {:>15} {:>9.3} {:>8.1}\n\n",
+            "total",
+            "",
+            thousands(run.nodes),
+            run.seconds,
+            run.mnps
+        ));
+        s
+    }
+
+    /// The closing text: the scaling table (several runs) and the signature.
+    pub fn summary_text(&self) -> String {
+        let mut s = String::new();
+        if self.runs.len() > 1 {
+            s.push_str(&format!(
+                "{:>7} {:>8} {:>9} {:>8} {:>10}\n",
+                "threads", "hash", "Mnps", "speedup", "efficiency"
+            ));
+            for r in &self.runs {
+                s.push_str(&format!(
+                    "{:>7} {:>8} {:>9.1} {:>7.2}x {:>9.0}%\n",
+                    r.threads,
+                    r.hash.as_deref().unwrap_or("-"),
+                    r.mnps,
+                    r.speedup,
+                    r.efficiency * 100.0
+                ));
+            }
+            s.push('\n');
+        }
+        if !self.complete {
+            s.push_str("PARTIAL: interrupted; the signature below is incomplete\n");
+        }
+        s.push_str(&format!("signature {} nodes\n", thousands(self.signature)));
+        s
+    }
+
+    /// The whole text report.
+    pub fn to_text(&self) -> String {
+        let mut s: String = self.runs.iter().map(BenchReport::run_text).collect();
+        s.push_str(&self.summary_text());
+        s
+    }
+}

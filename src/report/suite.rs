@@ -1,0 +1,219 @@
+//! The `perft suite` report.
+
+use serde::Serialize;
+
+use super::{Header, Warning, thousands};
+use crate::cli::output::Style;
+use crate::suite::PositionOutcome;
+
+/// Status of one suite position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PositionStatus {
+    /// Every checked count matched.
+    Pass,
+    /// A count differed.
+    Fail,
+    /// Nothing within the limits.
+    Skipped,
+    /// `--timeout` elapsed before every depth was checked.
+    Timeout,
+    /// Ctrl-C before every depth was checked.
+    Interrupted,
+}
+
+/// One position of a suite run.
+#[derive(Clone, Debug, Serialize)]
+pub struct SuitePosition {
+    /// What was checked.
+    #[serde(flatten)]
+    pub outcome: PositionOutcome,
+    /// The verdict.
+    pub status: PositionStatus,
+    /// For a failure: the `perft compare` command that bisects it against
+    /// Stockfish, to find the first wrong position.
+    pub bisect: Option<String>,
+}
+
+impl SuitePosition {
+    /// The position's line of text output (two lines for a failure).
+    pub fn to_text(&self, style: Style) -> String {
+        let o = &self.outcome;
+        let place = format!("{}:{}", o.file, o.line);
+        let id =
+            o.id.as_deref()
+                .map(|i| format!("  [{i}]"))
+                .unwrap_or_default();
+        let time: f64 = o.checks.iter().map(|c| c.seconds).sum();
+        let skipped = if o.skipped.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = o.skipped.iter().map(|d| format!("D{d}")).collect();
+            format!("  (skipped {})", list.join(" "))
+        };
+        let depths = match (o.checks.first(), o.checks.last()) {
+            (Some(a), Some(b)) if a.depth != b.depth => format!("D{}-{}", a.depth, b.depth),
+            (Some(a), _) => format!("D{}", a.depth),
+            _ => String::new(),
+        };
+        match self.status {
+            PositionStatus::Fail => {
+                let bad = o.checks.iter().find(|c| !c.pass).expect("a failed check");
+                format!(
+                    "{}  {place}  D{}  expected {}  got {}  {time:.2} s{id}\n      {}\n      bisect: {}\n",
+                    style.bad("FAIL"),
+                    bad.depth,
+                    thousands(bad.expected.into()),
+                    thousands(bad.got.into()),
+                    o.fen,
+                    self.bisect.as_deref().unwrap_or("")
+                )
+            }
+            PositionStatus::Pass => format!(
+                "{}    {place}  {depths}  {}  {time:.2} s{id}{skipped}\n",
+                style.good("ok"),
+                thousands(o.checks.last().map_or(0, |c| c.got.into()))
+            ),
+            PositionStatus::Skipped => {
+                format!("skip  {place}  nothing within the limits{id}{skipped}\n")
+            }
+            PositionStatus::Timeout | PositionStatus::Interrupted => {
+                let word = if self.status == PositionStatus::Timeout {
+                    "TIME"
+                } else {
+                    "INTR"
+                };
+                let done = if depths.is_empty() {
+                    String::new()
+                } else {
+                    format!("  ({depths} ok, {time:.2} s)")
+                };
+                let why = if self.status == PositionStatus::Timeout {
+                    "not finished within --timeout"
+                } else {
+                    "interrupted"
+                };
+                format!(
+                    "{}  {place}  D{} {why}{done}{id}\n",
+                    style.note(word),
+                    o.stopped_at_depth.unwrap_or(0)
+                )
+            }
+        }
+    }
+}
+
+/// Totals of a suite run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SuiteSummary {
+    /// Positions with at least one count checked.
+    pub positions_checked: usize,
+    /// Positions where a count differed.
+    pub positions_failed: usize,
+    /// Positions stopped by `--timeout`.
+    pub positions_timed_out: usize,
+    /// Positions selected but not run (after `--fail-fast` or Ctrl-C).
+    pub positions_not_run: usize,
+    /// Depth counts checked.
+    pub counts_checked: usize,
+    /// Depth counts that differed.
+    pub counts_failed: usize,
+    /// Depth counts skipped because of the limits.
+    pub counts_skipped: usize,
+    /// Sum of all computed counts (leaf nodes).
+    pub nodes: u128,
+    /// Exact decimal string of `nodes`.
+    pub nodes_str: String,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// Result of `perft suite`.
+#[derive(Clone, Debug, Serialize)]
+pub struct SuiteReport {
+    /// Common header.
+    #[serde(flatten)]
+    pub header: Header,
+    /// Files run.
+    pub files: Vec<String>,
+    /// `--filter` values (a position runs if any matches); empty = all.
+    pub filters: Vec<String>,
+    /// Depth limit (`null` = none).
+    pub max_depth: Option<u32>,
+    /// Node limit (`null` = none).
+    pub max_nodes: Option<u64>,
+    /// Per-position time limit in seconds (`null` = none).
+    pub timeout: Option<f64>,
+    /// `--fail-fast`.
+    pub fail_fast: bool,
+    /// Worker threads.
+    pub threads: usize,
+    /// False when interrupted (Ctrl-C).
+    pub complete: bool,
+    /// One entry per position run, in file order.
+    pub positions: Vec<SuitePosition>,
+    /// Totals.
+    pub summary: SuiteSummary,
+    /// Warnings (also printed on stderr).
+    pub warnings: Vec<Warning>,
+}
+
+impl SuiteReport {
+    /// The closing text: the totals and `PASS`, `FAIL` or `INTERRUPTED`.
+    pub fn summary_text(&self, style: Style) -> String {
+        let s = &self.summary;
+        let mut extra = String::new();
+        if s.positions_timed_out > 0 {
+            extra.push_str(&format!(
+                "; {} stopped by --timeout (not verified)",
+                s.positions_timed_out
+            ));
+        }
+        if s.positions_not_run > 0 {
+            extra.push_str(&format!(
+                "; {} not run ({})",
+                s.positions_not_run,
+                if self.complete {
+                    "--fail-fast"
+                } else {
+                    "interrupted"
+                }
+            ));
+        }
+        let verdict = if !self.complete {
+            style.note("INTERRUPTED (partial results)")
+        } else if s.counts_failed > 0 {
+            style.bad("FAIL")
+        } else {
+            style.good("PASS")
+        };
+        format!(
+            "\n{} positions checked, {} failed; {} counts checked, {} failed, {} skipped (limits: {}){extra}; {} nodes in {:.2} s\n{verdict}\n",
+            s.positions_checked,
+            s.positions_failed,
+            s.counts_checked,
+            s.counts_failed,
+            s.counts_skipped,
+            self.describe_limits(),
+            thousands(s.nodes),
+            s.seconds,
+        )
+    }
+
+    fn describe_limits(&self) -> String {
+        let depth = self
+            .max_depth
+            .map_or("no depth limit".to_string(), |d| format!("--max-depth {d}"));
+        let nodes = self.max_nodes.map_or("no node limit".to_string(), |n| {
+            format!("--max-nodes {}", thousands(n.into()))
+        });
+        format!("{depth}, {nodes}")
+    }
+
+    /// The whole text report (what `perft suite` prints line by line).
+    pub fn to_text(&self, style: Style) -> String {
+        let mut out: String = self.positions.iter().map(|p| p.to_text(style)).collect();
+        out.push_str(&self.summary_text(style));
+        out
+    }
+}
