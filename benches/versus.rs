@@ -61,6 +61,16 @@ fn best(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let rounds = args
@@ -107,20 +117,40 @@ fn main() {
         let cozy = cozy_chess::Board::from_fen(fen, false).unwrap();
         let (mut t_ours, mut t_cozy) = (Vec::new(), Vec::new());
         let mut nodes = 0;
-        for _ in 0..rounds {
-            let t = Instant::now();
-            nodes = perft::perft::perft(&ours, depth);
-            t_ours.push(t.elapsed().as_secs_f64());
-            let t = Instant::now();
-            let n = cozy_perft(&cozy, depth);
-            t_cozy.push(t.elapsed().as_secs_f64());
-            assert_eq!(n, nodes, "{name}: cozy-chess and ours disagree");
+        for round in 0..rounds {
+            // Alternate who goes first, so neither always runs on a warmer
+            // or cooler machine.
+            let mut run_ours = || {
+                let t = Instant::now();
+                let n = perft::perft::perft(&ours, depth);
+                (n, t.elapsed().as_secs_f64())
+            };
+            let mut run_cozy = || {
+                let t = Instant::now();
+                let n = cozy_perft(&cozy, depth);
+                (n, t.elapsed().as_secs_f64())
+            };
+            let ((n_ours, a), (n_cozy, b)) = if round % 2 == 0 {
+                let x = run_ours();
+                (x, run_cozy())
+            } else {
+                let y = run_cozy();
+                (run_ours(), y)
+            };
+            nodes = n_ours;
+            t_ours.push(a);
+            t_cozy.push(b);
+            assert_eq!(n_cozy, nodes, "{name}: cozy-chess and ours disagree");
         }
         if !quick {
             assert_eq!(nodes, expected, "{name}: wrong count");
         }
         let (a, b) = (best(&t_ours), best(&t_cozy));
-        let ratio = b / a;
+        // The machine's speed drifts over seconds (a shared VM), so each
+        // round's pair is compared with itself: the ratio of one round is
+        // cozy's time over ours measured back to back, and the median of
+        // those per-round ratios is reported.
+        let ratio = median(t_cozy.iter().zip(&t_ours).map(|(c, o)| c / o).collect());
         log_sum += ratio.ln();
         println!(
             "{name:<10} {depth:>5} {nodes:>12} {:>10.1} {:>10.1} {ratio:>7.2}x",

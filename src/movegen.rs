@@ -5,11 +5,12 @@
 //! * `check_mask`: the squares a non-king move must land on (everything when
 //!   not in check; the checker and the squares between it and the king in
 //!   single check). In double check only the king moves;
-//! * `pin_hv`, `pin_diag`: the union of the rays (king exclusive, pinner
-//!   inclusive) of orthogonal and diagonal pins. A pinned piece moves only
-//!   along its own ray: rays through the king meet only at the king, so
-//!   "target in the union" equals "target on its own ray" for every piece
-//!   that can stand on a ray of that orientation;
+//! * `pinned`: our pieces pinned to our king. A pinned piece moves only
+//!   along `line(king, piece)`. Pins are rare, so pinned pieces take a slow
+//!   path of their own and the common path runs with no pin masking at all.
+//!   (Measured against two union masks of pin rays, orthogonal and
+//!   diagonal, applied with one AND per piece: 6 % fewer instructions and
+//!   about 5 % faster; see README, "Single-thread speed");
 //! * king moves are tested against enemy attacks computed with our king
 //!   removed from the occupancy, so the king cannot step back along a
 //!   checking ray.
@@ -25,8 +26,8 @@
 //! [`Side`] trait ([`White`], [`Black`]).
 
 use crate::attacks::{
-    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
-    rook_rays,
+    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, line, pawn_attacks,
+    rook_attacks, rook_rays,
 };
 use crate::bitboard::Bitboard;
 use crate::moves::{Move, MoveKind, MoveList, PieceMoves};
@@ -120,17 +121,15 @@ impl Side for Black {
     }
 }
 
-/// Checkers, check mask and pin masks of one node.
+/// Checkers, check mask and pinned pieces of one node.
 #[derive(Clone, Copy, Debug)]
 pub struct NodeInfo {
     /// Enemy pieces giving check.
     pub checkers: Bitboard,
     /// Squares a non-king move must land on.
     pub check_mask: Bitboard,
-    /// Union of orthogonal pin rays (pinner included).
-    pub pin_hv: Bitboard,
-    /// Union of diagonal pin rays (pinner included).
-    pub pin_diag: Bitboard,
+    /// Our pieces pinned to our king.
+    pub pinned: Bitboard,
 }
 
 impl NodeInfo {
@@ -147,23 +146,22 @@ impl NodeInfo {
         let mut checkers = (knight_attacks(king) & pos.pieces(Piece::Knight)
             | pawn_attacks(S::COLOR, king) & pos.pieces(Piece::Pawn))
             & them;
-        let mut pin_hv = Bitboard::EMPTY;
-        let mut pin_diag = Bitboard::EMPTY;
-
+        let mut pinned = Bitboard::EMPTY;
+        // One loop per orientation (one merged loop measured slower).
         for sniper in rook_rays(king) & pos.orthogonal_sliders() & them {
             let blockers = between(king, sniper) & occ;
             if blockers.is_empty() {
                 checkers |= sniper.bitboard();
-            } else if !blockers.has_many() && (blockers & us).nonempty() {
-                pin_hv |= between(king, sniper) | sniper.bitboard();
+            } else if !blockers.has_many() {
+                pinned |= blockers & us;
             }
         }
         for sniper in bishop_rays(king) & pos.diagonal_sliders() & them {
             let blockers = between(king, sniper) & occ;
             if blockers.is_empty() {
                 checkers |= sniper.bitboard();
-            } else if !blockers.has_many() && (blockers & us).nonempty() {
-                pin_diag |= between(king, sniper) | sniper.bitboard();
+            } else if !blockers.has_many() {
+                pinned |= blockers & us;
             }
         }
         let check_mask = match checkers.first() {
@@ -173,8 +171,7 @@ impl NodeInfo {
         NodeInfo {
             checkers,
             check_mask,
-            pin_hv,
-            pin_diag,
+            pinned,
         }
     }
 }
@@ -268,68 +265,48 @@ fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
         Bitboard::FULL
     };
     let targets = !us & mask;
-    let (pin_hv, pin_diag) = (info.pin_hv, info.pin_diag);
-    let pinned = pin_hv | pin_diag;
+    let pinned = info.pinned;
 
-    // Knights: a pinned knight never moves.
+    // Free pieces: no pin masking. A pinned knight never moves.
     for from in pos.pieces(Piece::Knight) & us & !pinned {
         emit!(sink.piece_moves(Piece::Knight, from, knight_attacks(from) & targets));
     }
-    // Sliders: free ones anywhere, pinned ones along their pin ray only (an
-    // orthogonally pinned bishop or a diagonally pinned rook never moves).
     let bishops = pos.pieces(Piece::Bishop) & us;
     for from in bishops & !pinned {
         emit!(sink.piece_moves(Piece::Bishop, from, bishop_attacks(from, occ) & targets));
     }
-    for from in bishops & pin_diag {
-        emit!(sink.piece_moves(
-            Piece::Bishop,
-            from,
-            bishop_attacks(from, occ) & targets & pin_diag
-        ));
-    }
     let rooks = pos.pieces(Piece::Rook) & us;
     for from in rooks & !pinned {
         emit!(sink.piece_moves(Piece::Rook, from, rook_attacks(from, occ) & targets));
-    }
-    for from in rooks & pin_hv {
-        emit!(sink.piece_moves(
-            Piece::Rook,
-            from,
-            rook_attacks(from, occ) & targets & pin_hv
-        ));
     }
     let queens = pos.pieces(Piece::Queen) & us;
     for from in queens & !pinned {
         let to = (bishop_attacks(from, occ) | rook_attacks(from, occ)) & targets;
         emit!(sink.piece_moves(Piece::Queen, from, to));
     }
-    for from in queens & pin_diag {
-        emit!(sink.piece_moves(
-            Piece::Queen,
-            from,
-            bishop_attacks(from, occ) & targets & pin_diag
-        ));
+    // Pinned sliders move along the pin line only (a bishop pinned on a
+    // rank or file, or a rook pinned on a diagonal, finds no target there).
+    for from in (bishops | rooks | queens) & pinned {
+        let (piece, attacks) = if bishops.contains(from) {
+            (Piece::Bishop, bishop_attacks(from, occ))
+        } else if rooks.contains(from) {
+            (Piece::Rook, rook_attacks(from, occ))
+        } else {
+            (
+                Piece::Queen,
+                bishop_attacks(from, occ) | rook_attacks(from, occ),
+            )
+        };
+        emit!(sink.piece_moves(piece, from, attacks & targets & line(king, from)));
     }
-    for from in queens & pin_hv {
-        emit!(sink.piece_moves(
-            Piece::Queen,
-            from,
-            rook_attacks(from, occ) & targets & pin_hv
-        ));
-    }
-
-    // Pawns, set-wise. A diagonally pinned pawn never pushes and an
-    // orthogonally pinned one never captures; each keeps to its pin ray.
     let pawns = pos.pieces(Piece::Pawn) & us;
     let empty = !occ;
     let free = pawns & !pinned;
-    let single = (S::up(free) | (S::up(pawns & pin_hv) & pin_hv)) & empty;
+    let single = S::up(free) & empty;
     let double = S::up(single & S::RANK_3) & empty & mask;
     let single = single & mask;
-    let diag_pinned = pawns & pin_diag;
-    let west = (S::up_west(free) | (S::up_west(diag_pinned) & pin_diag)) & them & mask;
-    let east = (S::up_east(free) | (S::up_east(diag_pinned) & pin_diag)) & them & mask;
+    let west = S::up_west(free) & them & mask;
+    let east = S::up_east(free) & them & mask;
     let last = S::RANK_8;
     emit!(sink.pawn_moves(single & !last, S::UP, false));
     emit!(sink.pawn_moves(double, 2 * S::UP, false));
@@ -339,6 +316,19 @@ fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
         emit!(sink.pawn_moves(single & last, S::UP, true));
         emit!(sink.pawn_moves(west & last, S::UP_WEST, true));
         emit!(sink.pawn_moves(east & last, S::UP_EAST, true));
+    }
+    // Pinned pawns, one by one: pushes and captures along the pin line only.
+    for from in pawns & pinned {
+        let bb = from.bitboard();
+        let single = S::up(bb) & empty;
+        let double = S::up(single & S::RANK_3) & empty;
+        let captures = pawn_attacks(S::COLOR, from) & them;
+        let to = (single | double | captures) & mask & line(king, from);
+        let promotion = (bb & S::RANK_7).nonempty();
+        for t in to {
+            let delta = t.index() as i32 - from.index() as i32;
+            emit!(sink.pawn_moves(t.bitboard(), delta, promotion));
+        }
     }
 
     // En passant: rare, so each capture gets the exact scratch-board test.
