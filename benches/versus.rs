@@ -120,12 +120,12 @@ fn main() {
         for round in 0..rounds {
             // Alternate who goes first, so neither always runs on a warmer
             // or cooler machine.
-            let mut run_ours = || {
+            let run_ours = || {
                 let t = Instant::now();
                 let n = perft::perft::perft(&ours, depth);
                 (n, t.elapsed().as_secs_f64())
             };
-            let mut run_cozy = || {
+            let run_cozy = || {
                 let t = Instant::now();
                 let n = cozy_perft(&cozy, depth);
                 (n, t.elapsed().as_secs_f64())
