@@ -9,6 +9,8 @@
 #   DEPTH:POSITION   e.g. 7:startpos (the default), 5:kiwipete, "6:<FEN>"
 #   --rounds N       rounds per position (default 3)
 #   --threads N      threads for perft and Stockfish (default 1)
+#   --hash SIZE      give perft a perft table (default: none, like Stockfish's
+#                    go perft; with one, perft's speed is effective, not raw)
 #   --perft PATH     our binary (default target/release/perft)
 #   --stockfish PATH Stockfish (default: stockfish on PATH, /usr/games/stockfish)
 #   --no-stockfish   leave Stockfish out
@@ -28,13 +30,14 @@
 # the script with exit 1.
 set -euo pipefail
 
-rounds=3; threads=1; perft=target/release/perft; json=0
+rounds=3; threads=1; perft=target/release/perft; json=0; hash=none
 stockfish=${STOCKFISH:-$(command -v stockfish || echo /usr/games/stockfish)}
 use_sf=1; others=(); specs=()
 while [ $# -gt 0 ]; do
     case $1 in
         --rounds) rounds=$2; shift 2 ;;
         --threads) threads=$2; shift 2 ;;
+        --hash) hash=$2; shift 2 ;;
         --perft) perft=$2; shift 2 ;;
         --stockfish) stockfish=$2; shift 2 ;;
         --no-stockfish) use_sf=0; shift ;;
@@ -58,7 +61,7 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.6f", (b > 0 ? a / b : 0)}'; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 run_ours() { # depth position -> "nodes seconds"
-    "$perft" count "$1" "$2" --threads "$threads" --json |
+    "$perft" count "$1" "$2" --threads "$threads" --hash "$hash" --json |
         python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["nodes"], r["seconds"])'
 }
 run_sf() { # depth fen c960 -> "nodes seconds"
@@ -125,7 +128,7 @@ for spec in "${specs[@]}"; do
         json_rows+=("{\"position\":\"$pos\",\"depth\":$depth,\"nodes\":$expected,\"program\":\"$name\",\"median_seconds\":$m,\"time_vs_perft\":$ratio}")
     done
 done
-echo "(vs ours = that program's median time / ours: above 1 means perft is faster; $rounds rounds, $threads thread(s), interleaved)"
+echo "(vs ours = that program's median time / ours: above 1 means perft is faster; $rounds rounds, $threads thread(s), perft table: $hash, interleaved)"
 if [ $json = 1 ]; then
     (IFS=,; echo "[${json_rows[*]}]")
 fi

@@ -284,21 +284,6 @@ fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
         let to = (bishop_attacks(from, occ) | rook_attacks(from, occ)) & targets;
         emit!(sink.piece_moves(Piece::Queen, from, to));
     }
-    // Pinned sliders move along the pin line only (a bishop pinned on a
-    // rank or file, or a rook pinned on a diagonal, finds no target there).
-    for from in (bishops | rooks | queens) & pinned {
-        let (piece, attacks) = if bishops.contains(from) {
-            (Piece::Bishop, bishop_attacks(from, occ))
-        } else if rooks.contains(from) {
-            (Piece::Rook, rook_attacks(from, occ))
-        } else {
-            (
-                Piece::Queen,
-                bishop_attacks(from, occ) | rook_attacks(from, occ),
-            )
-        };
-        emit!(sink.piece_moves(piece, from, attacks & targets & line(king, from)));
-    }
     let pawns = pos.pieces(Piece::Pawn) & us;
     let empty = !occ;
     let free = pawns & !pinned;
@@ -317,18 +302,8 @@ fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
         emit!(sink.pawn_moves(west & last, S::UP_WEST, true));
         emit!(sink.pawn_moves(east & last, S::UP_EAST, true));
     }
-    // Pinned pawns, one by one: pushes and captures along the pin line only.
-    for from in pawns & pinned {
-        let bb = from.bitboard();
-        let single = S::up(bb) & empty;
-        let double = S::up(single & S::RANK_3) & empty;
-        let captures = pawn_attacks(S::COLOR, from) & them;
-        let to = (single | double | captures) & mask & line(king, from);
-        let promotion = (bb & S::RANK_7).nonempty();
-        for t in to {
-            let delta = t.index() as i32 - from.index() as i32;
-            emit!(sink.pawn_moves(t.bitboard(), delta, promotion));
-        }
+    if pinned.nonempty() {
+        emit!(pinned_moves::<S, K>(pos, pinned, occ, mask, sink));
     }
 
     // En passant: rare, so each capture gets the exact scratch-board test.
@@ -343,6 +318,58 @@ fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
                     kind: MoveKind::EnPassant,
                 }));
             }
+        }
+    }
+    false
+}
+
+/// Moves of pinned pieces, along the line through king and piece only.
+/// Pins are rare: out of line, so the common path stays small.
+#[inline(never)]
+fn pinned_moves<S: Side, K: MoveSink>(
+    pos: &Position,
+    pinned: Bitboard,
+    occ: Bitboard,
+    mask: Bitboard,
+    sink: &mut K,
+) -> bool {
+    let us = pos.colors(S::COLOR);
+    let them = pos.colors(<S::Other as Side>::COLOR);
+    let king = pos.king(S::COLOR);
+    let targets = !us & mask;
+    let empty = !occ;
+    let (bishops, rooks, queens) = (
+        pos.pieces(Piece::Bishop) & us,
+        pos.pieces(Piece::Rook) & us,
+        pos.pieces(Piece::Queen) & us,
+    );
+    let pawns = pos.pieces(Piece::Pawn) & us;
+    // Pinned sliders move along the pin line only (a bishop pinned on a
+    // rank or file, or a rook pinned on a diagonal, finds no target there).
+    for from in (bishops | rooks | queens) & pinned {
+        let (piece, attacks) = if bishops.contains(from) {
+            (Piece::Bishop, bishop_attacks(from, occ))
+        } else if rooks.contains(from) {
+            (Piece::Rook, rook_attacks(from, occ))
+        } else {
+            (
+                Piece::Queen,
+                bishop_attacks(from, occ) | rook_attacks(from, occ),
+            )
+        };
+        emit!(sink.piece_moves(piece, from, attacks & targets & line(king, from)));
+    }
+    // Pinned pawns, one by one: pushes and captures along the pin line only.
+    for from in pawns & pinned {
+        let bb = from.bitboard();
+        let single = S::up(bb) & empty;
+        let double = S::up(single & S::RANK_3) & empty;
+        let captures = pawn_attacks(S::COLOR, from) & them;
+        let to = (single | double | captures) & mask & line(king, from);
+        let promotion = (bb & S::RANK_7).nonempty();
+        for t in to {
+            let delta = t.index() as i32 - from.index() as i32;
+            emit!(sink.pawn_moves(t.bitboard(), delta, promotion));
         }
     }
     false
