@@ -344,11 +344,24 @@ pub mod pext {
         unsafe { core::arch::x86_64::_pext_u64(x, mask) }
     }
 
+    /// `(mask, offset)` per slider and square: 16 bytes, half the stride of
+    /// the shared parameters (measured: fewer instructions per lookup).
+    static PEXT_INFOS: [(u64, u64); 128] = {
+        let infos = slider_infos();
+        let mut out = [(0u64, 0u64); 128];
+        let mut i = 0;
+        while i < 128 {
+            out[i] = (infos[i].mask, infos[i].offset as u64);
+            i += 1;
+        }
+        out
+    };
+
     #[inline(always)]
     #[allow(unsafe_code)]
     fn lookup(i: usize, occ: Bitboard) -> Bitboard {
-        let info = &INFOS[i];
-        let index = info.offset as usize + pext(occ.0, info.mask) as usize;
+        let (mask, offset) = PEXT_INFOS[i];
+        let index = offset as usize + pext(occ.0, mask) as usize;
         // SAFETY: PEXT with a mask of b bits is below 2^b, and slider_infos
         // gives square i the slots offset..offset + 2^b, all inside TABLE (the
         // last offset + 2^b is TABLE_SIZE, asserted in slider_infos).
