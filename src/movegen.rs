@@ -243,20 +243,18 @@ fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
     let occ = us | them;
     let king = pos.king(S::COLOR);
 
-    emit!(sink.piece_moves(Piece::King, king, king_targets::<S>(pos, occ, us)));
+    let (king_to, castling_rooks) = king_moves::<S, CHECK>(pos, occ, us);
+    emit!(sink.piece_moves(Piece::King, king, king_to));
     if CHECK && info.checkers.has_many() {
         return false;
     }
-    if !CHECK && (pos.castle_rooks() & us).nonempty() {
-        let rooks = castling_targets::<S>(pos, occ);
-        if rooks.nonempty() {
-            emit!(sink.special(PieceMoves {
-                piece: Piece::King,
-                from: king,
-                to: rooks,
-                kind: MoveKind::Castling,
-            }));
-        }
+    if !CHECK && castling_rooks.nonempty() {
+        emit!(sink.special(PieceMoves {
+            piece: Piece::King,
+            from: king,
+            to: castling_rooks,
+            kind: MoveKind::Castling,
+        }));
     }
 
     let mask = if CHECK {
@@ -449,28 +447,73 @@ pub fn count<S: Side>(pos: &Position) -> u64 {
     counter.0
 }
 
-/// Legal king moves of side `S` (not castling). Each candidate square is
-/// tested on its own, with our king removed from the occupancy; a king has
-/// few candidates, so this is cheaper than the full enemy attack map.
+/// King moves and castling of side `S`: the legal king targets, and the
+/// rooks it may castle with (never in check: `CHECK` skips castling).
+///
+/// The squares to test are the king's candidate targets plus, for each
+/// castling right with an empty path, the squares the king crosses or lands
+/// on. Up to [`KING_LAZY_MAX`] squares are tested one by one; more, and one
+/// enemy attack map serves them all. Every test removes our king from the
+/// occupancy (the king cannot step back along a checking ray). Castling also
+/// needs the castling rook removed: that changes nothing for a rook on the a-
+/// or h-file (nothing lies beyond it on the rank), but a Chess960 rook
+/// elsewhere may shield the king's path, so those squares get an exact test
+/// with the rook removed too.
 #[inline(always)]
-fn king_targets<S: Side>(pos: &Position, occ: Bitboard, us: Bitboard) -> Bitboard {
+fn king_moves<S: Side, const CHECK: bool>(
+    pos: &Position,
+    occ: Bitboard,
+    us: Bitboard,
+) -> (Bitboard, Bitboard) {
     let king = pos.king(S::COLOR);
     let occ = occ ^ king.bitboard();
     let candidates = king_attacks(king) & !us;
-    if candidates.len() > KING_LAZY_MAX {
-        return candidates & !enemy_attacks::<S>(pos, occ);
-    }
-    let mut legal = Bitboard::EMPTY;
-    for to in candidates {
-        if !attacked_by_them::<S>(pos, to, occ) {
-            legal |= to.bitboard();
+    let mut rooks = Bitboard::EMPTY;
+    let mut paths = Bitboard::EMPTY;
+    if !CHECK && (pos.castle_rooks() & us).nonempty() {
+        for rook in pos.castle_rooks() & us {
+            let (must_be_empty, king_path) = Position::castling_path(king, rook);
+            if (must_be_empty & occ).is_empty() {
+                rooks |= rook.bitboard();
+                paths |= king_path;
+            }
         }
     }
-    legal
+    let (legal, safe) = if (candidates | paths).len() > KING_LAZY_MAX {
+        let danger = enemy_attacks::<S>(pos, occ);
+        (candidates & !danger, (candidates | paths) & !danger)
+    } else {
+        let mut safe = Bitboard::EMPTY;
+        for sq in candidates | paths {
+            if !attacked_by_them::<S>(pos, sq, occ) {
+                safe |= sq.bitboard();
+            }
+        }
+        (candidates & safe, safe)
+    };
+    if rooks.nonempty() {
+        for rook in rooks {
+            let (_, king_path) = Position::castling_path(king, rook);
+            let shielding = (rook.bitboard() & EDGE_FILES).is_empty();
+            let ok = (king_path & !safe).is_empty()
+                && (!shielding
+                    || king_path
+                        .into_iter()
+                        .all(|sq| !attacked_by_them::<S>(pos, sq, occ ^ rook.bitboard())));
+            if !ok {
+                rooks ^= rook.bitboard();
+            }
+        }
+    }
+    (legal, rooks)
 }
 
-/// Up to this many king candidate squares are tested one by one; more, and
-/// the full enemy attack map is cheaper (measured: see README).
+/// The a- and h-files.
+const EDGE_FILES: Bitboard = Bitboard(0x8181_8181_8181_8181);
+
+/// Up to this many squares (king targets plus castling paths) are tested one
+/// by one; more, and the full enemy attack map is cheaper (measured: see
+/// README).
 const KING_LAZY_MAX: u32 = 2;
 
 /// True if a piece of `S::Other` attacks `sq` given `occ`.
@@ -484,30 +527,6 @@ fn attacked_by_them<S: Side>(pos: &Position, sq: Square, occ: Bitboard) -> bool 
         | (rook_attacks(sq, occ) & pos.orthogonal_sliders()))
         & them
         != Bitboard::EMPTY
-}
-
-/// Castling moves of side `S` (not in check), as the set of castling rooks:
-/// path empty, and no square the king crosses or lands on attacked once king
-/// and rook have left their squares (in Chess960 the rook may shield the
-/// king's target from an enemy rook on the back rank).
-#[inline(always)]
-fn castling_targets<S: Side>(pos: &Position, occ: Bitboard) -> Bitboard {
-    let king = pos.king(S::COLOR);
-    let mut rooks = Bitboard::EMPTY;
-    for rook in pos.castle_rooks() & pos.colors(S::COLOR) {
-        let (must_be_empty, king_path) = Position::castling_path(king, rook);
-        if (must_be_empty & occ).nonempty() {
-            continue;
-        }
-        let occ_without = occ ^ king.bitboard() ^ rook.bitboard();
-        if king_path
-            .into_iter()
-            .all(|sq| !pos.is_attacked(sq, <S::Other as Side>::COLOR, occ_without))
-        {
-            rooks |= rook.bitboard();
-        }
-    }
-    rooks
 }
 
 impl Position {
