@@ -22,9 +22,14 @@ fn in_pty(shell_command: &str, env: &[(&str, &str)]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// `count 7` on one thread (3.2e9 leaves: far longer than the test) stopped
-/// by SIGINT after 2.5 s, as Ctrl-C would. (`--foreground`: one signal, to
-/// perft only, not a second one to the process group.)
+/// `count 8` on one thread without the perft table (8.5e10 leaves: minutes
+/// on any machine, so the signal always lands mid-run; with the default
+/// table, depth 7 finished within the 2.5 s on a fast CI machine).
+const LONG_COUNT: &str = "count 8 --threads 1 --no-hash";
+
+/// [`LONG_COUNT`] stopped by SIGINT after 2.5 s, as Ctrl-C would.
+/// (`--foreground`: one signal, to perft only, not a second one to the
+/// process group.)
 const INTERRUPTED_COUNT: &str = "timeout --foreground --preserve-status -s INT 2.5";
 
 #[test]
@@ -32,14 +37,14 @@ fn progress_bar_appears_on_a_terminal_and_ctrl_c_gives_a_partial_result() {
     let report = std::env::temp_dir().join(format!("perft-pty-{}.txt", std::process::id()));
     let screen = in_pty(
         &format!(
-            "{INTERRUPTED_COUNT} {} count 7 --threads 1 > {}; echo \"exit=$?\"",
+            "{INTERRUPTED_COUNT} {} {LONG_COUNT} > {}; echo \"exit=$?\"",
             perft_bin(),
             report.display()
         ),
         &[],
     );
     assert!(
-        screen.contains("root moves") && screen.contains("perft 7 ["),
+        screen.contains("root moves") && screen.contains("perft 8 ["),
         "no progress bar on the terminal: {screen:?}"
     );
     assert!(screen.contains("exit=130"), "{screen:?}");
@@ -61,11 +66,8 @@ fn piped_stderr_gets_no_progress() {
             "INT",
             "2.5",
             perft_bin(),
-            "count",
-            "7",
-            "--threads",
-            "1",
         ])
+        .args(LONG_COUNT.split(' '))
         .env("TERM", "xterm-256color")
         .output()
         .expect("run timeout");
@@ -77,7 +79,7 @@ fn piped_stderr_gets_no_progress() {
     assert!(stdout(&out).contains("PARTIAL"));
     // A complete run longer than the bar's 1 s delay: stderr stays empty.
     // (The count is CPW position 4, D6 = 706,045,033.)
-    let out = run_perft(&["count", "6", "cpw4", "--threads", "1"]);
+    let out = run_perft(&["count", "6", "cpw4", "--threads", "1", "--no-hash"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("706,045,033"));
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
@@ -88,13 +90,13 @@ fn json_and_quiet_hide_the_bar_even_on_a_terminal() {
     for flag in ["--json", "--quiet"] {
         let screen = in_pty(
             &format!(
-                "{INTERRUPTED_COUNT} {} count 7 --threads 1 {flag} 2>&1 >/dev/null",
+                "{INTERRUPTED_COUNT} {} {LONG_COUNT} {flag} 2>&1 >/dev/null",
                 perft_bin()
             ),
             &[],
         );
         assert!(
-            !screen.contains("perft 7 [") && !screen.contains("\x1b[2K"),
+            !screen.contains("perft 8 [") && !screen.contains("\x1b[2K"),
             "{flag}: {screen:?}"
         );
     }
@@ -143,7 +145,7 @@ fn a_signal_sent_twice_at_once_counts_as_one_ctrl_c() {
     // the partial report must still be printed.
     let out: Output = Command::new("timeout")
         .args(["--preserve-status", "-s", "INT", "1.5", perft_bin()])
-        .args(["count", "7", "--threads", "1"])
+        .args(LONG_COUNT.split(' '))
         .output()
         .expect("run timeout");
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
