@@ -450,15 +450,12 @@ pub fn count<S: Side>(pos: &Position) -> u64 {
 /// King moves and castling of side `S`: the legal king targets, and the
 /// rooks it may castle with (never in check: `CHECK` skips castling).
 ///
-/// The squares to test are the king's candidate targets plus, for each
-/// castling right with an empty path, the squares the king crosses or lands
-/// on. Up to [`KING_LAZY_MAX`] squares are tested one by one; more, and one
+/// Up to [`KING_LAZY_MAX`] squares are tested one by one; more, and one
 /// enemy attack map serves them all. Every test removes our king from the
-/// occupancy (the king cannot step back along a checking ray). Castling also
-/// needs the castling rook removed: that changes nothing for a rook on the a-
-/// or h-file (nothing lies beyond it on the rank), but a Chess960 rook
-/// elsewhere may shield the king's path, so those squares get an exact test
-/// with the rook removed too.
+/// occupancy (the king cannot step back along a checking ray). Castling
+/// rights are common but a castling path free of pieces is not, so the
+/// common case tests only the king's targets, and a free path goes to
+/// [`king_and_castling`], which tests the path squares with them.
 #[inline(always)]
 fn king_moves<S: Side, const CHECK: bool>(
     pos: &Position,
@@ -468,20 +465,52 @@ fn king_moves<S: Side, const CHECK: bool>(
     let king = pos.king(S::COLOR);
     let occ = occ ^ king.bitboard();
     let candidates = king_attacks(king) & !us;
-    let mut rooks = Bitboard::EMPTY;
-    let mut paths = Bitboard::EMPTY;
     if !CHECK && (pos.castle_rooks() & us).nonempty() {
+        let mut rooks = Bitboard::EMPTY;
         for rook in pos.castle_rooks() & us {
-            let (must_be_empty, king_path) = Position::castling_path(king, rook);
+            let (must_be_empty, _) = Position::castling_path(king, rook);
             if (must_be_empty & occ).is_empty() {
                 rooks |= rook.bitboard();
-                paths |= king_path;
             }
         }
+        if rooks.nonempty() {
+            return king_and_castling::<S>(pos, king, candidates, rooks, occ);
+        }
     }
-    let (legal, safe) = if (candidates | paths).len() > KING_LAZY_MAX {
-        let danger = enemy_attacks::<S>(pos, occ);
-        (candidates & !danger, (candidates | paths) & !danger)
+    let legal = if candidates.len() > KING_LAZY_MAX {
+        candidates & !enemy_attacks::<S>(pos, occ)
+    } else {
+        let mut legal = Bitboard::EMPTY;
+        for sq in candidates {
+            if !attacked_by_them::<S>(pos, sq, occ) {
+                legal |= sq.bitboard();
+            }
+        }
+        legal
+    };
+    (legal, Bitboard::EMPTY)
+}
+
+/// [`king_moves`] when castling `rooks` have a path free of pieces: the
+/// king's targets and the squares the king crosses or lands on are tested
+/// together (one by one up to [`KING_LAZY_MAX`], else with one attack map).
+/// A Chess960 rook that is not on the a- or h-file may shield the king's
+/// path, so those squares are also tested with the rook removed; a rook in
+/// the corner has nothing beyond it on the rank.
+#[inline(never)]
+fn king_and_castling<S: Side>(
+    pos: &Position,
+    king: Square,
+    candidates: Bitboard,
+    mut rooks: Bitboard,
+    occ: Bitboard,
+) -> (Bitboard, Bitboard) {
+    let mut paths = Bitboard::EMPTY;
+    for rook in rooks {
+        paths |= Position::castling_path(king, rook).1;
+    }
+    let safe = if (candidates | paths).len() > KING_LAZY_MAX {
+        (candidates | paths) & !enemy_attacks::<S>(pos, occ)
     } else {
         let mut safe = Bitboard::EMPTY;
         for sq in candidates | paths {
@@ -489,31 +518,29 @@ fn king_moves<S: Side, const CHECK: bool>(
                 safe |= sq.bitboard();
             }
         }
-        (candidates & safe, safe)
+        safe
     };
-    if rooks.nonempty() {
-        for rook in rooks {
-            let (_, king_path) = Position::castling_path(king, rook);
-            let shielding = (rook.bitboard() & EDGE_FILES).is_empty();
-            let ok = (king_path & !safe).is_empty()
-                && (!shielding
-                    || king_path
-                        .into_iter()
-                        .all(|sq| !attacked_by_them::<S>(pos, sq, occ ^ rook.bitboard())));
-            if !ok {
-                rooks ^= rook.bitboard();
-            }
+    for rook in rooks {
+        let (_, king_path) = Position::castling_path(king, rook);
+        let shielding = (rook.bitboard() & EDGE_FILES).is_empty();
+        let ok = (king_path & !safe).is_empty()
+            && (!shielding
+                || king_path
+                    .into_iter()
+                    .all(|sq| !attacked_by_them::<S>(pos, sq, occ ^ rook.bitboard())));
+        if !ok {
+            rooks ^= rook.bitboard();
         }
     }
-    (legal, rooks)
+    (candidates & safe, rooks)
 }
 
 /// The a- and h-files.
 const EDGE_FILES: Bitboard = Bitboard(0x8181_8181_8181_8181);
 
-/// Up to this many squares (king targets plus castling paths) are tested one
-/// by one; more, and the full enemy attack map is cheaper (measured: see
-/// README).
+/// Up to this many squares (king targets, plus castling paths when free)
+/// are tested one by one; more, and the full enemy attack map is cheaper
+/// (measured: see README).
 const KING_LAZY_MAX: u32 = 2;
 
 /// True if a piece of `S::Other` attacks `sq` given `occ`.
