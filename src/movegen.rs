@@ -200,6 +200,15 @@ fn enemy_attacks<S: Side>(pos: &Position, occ: Bitboard) -> Bitboard {
 /// The same generator feeds a counter (sums of popcounts: bulk counting), the
 /// perft recursion (plays each move) and [`PieceMoves`] visitors (lists).
 pub trait MoveSink {
+    /// True for a sink that only adds up move counts: the generator then
+    /// hands it the pawn moves as one branch-free count through
+    /// [`MoveSink::add`] instead of seven target sets. (Slider counts merged
+    /// the same way, queens looked up with bishops and rooks, measured 2 %
+    /// more instructions and were dropped.)
+    const BULK: bool = false;
+    /// Adds `n` moves (called only when [`MoveSink::BULK`]).
+    #[inline(always)]
+    fn add(&mut self, _n: u64) {}
     /// `piece` on `from` moves to each square of `to` (normal moves and
     /// captures; `to` may be empty).
     fn piece_moves(&mut self, piece: Piece, from: Square, to: Bitboard) -> bool;
@@ -291,14 +300,21 @@ fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
     let west = S::up_west(free) & them & mask;
     let east = S::up_east(free) & them & mask;
     let last = S::RANK_8;
-    emit!(sink.pawn_moves(single & !last, S::UP, false));
-    emit!(sink.pawn_moves(double, 2 * S::UP, false));
-    emit!(sink.pawn_moves(west & !last, S::UP_WEST, false));
-    emit!(sink.pawn_moves(east & !last, S::UP_EAST, false));
-    if ((single | west | east) & last).nonempty() {
-        emit!(sink.pawn_moves(single & last, S::UP, true));
-        emit!(sink.pawn_moves(west & last, S::UP_WEST, true));
-        emit!(sink.pawn_moves(east & last, S::UP_EAST, true));
+    if K::BULK {
+        // A promotion is four moves: three more for each target on the last rank.
+        let promotions = (single & last).len() + (west & last).len() + (east & last).len();
+        let n = single.len() + double.len() + west.len() + east.len() + 3 * promotions;
+        sink.add(n.into());
+    } else {
+        emit!(sink.pawn_moves(single & !last, S::UP, false));
+        emit!(sink.pawn_moves(double, 2 * S::UP, false));
+        emit!(sink.pawn_moves(west & !last, S::UP_WEST, false));
+        emit!(sink.pawn_moves(east & !last, S::UP_EAST, false));
+        if ((single | west | east) & last).nonempty() {
+            emit!(sink.pawn_moves(single & last, S::UP, true));
+            emit!(sink.pawn_moves(west & last, S::UP_WEST, true));
+            emit!(sink.pawn_moves(east & last, S::UP_EAST, true));
+        }
     }
     if pinned.nonempty() {
         emit!(pinned_moves::<S, K>(pos, pinned, occ, mask, sink));
@@ -377,6 +393,11 @@ fn pinned_moves<S: Side, K: MoveSink>(
 struct Counter(u64);
 
 impl MoveSink for Counter {
+    const BULK: bool = true;
+    #[inline(always)]
+    fn add(&mut self, n: u64) {
+        self.0 += n;
+    }
     #[inline(always)]
     fn piece_moves(&mut self, _: Piece, _: Square, to: Bitboard) -> bool {
         self.0 += u64::from(to.len());
