@@ -75,6 +75,13 @@ impl Bitboard {
         Square::from_index(self.0.trailing_zeros() as usize)
     }
 
+    /// The highest square of a set known to be non-empty (an empty set yields
+    /// a meaningless square; callers check emptiness first).
+    #[inline(always)]
+    pub const fn msb(self) -> Square {
+        Square::from_index(63 ^ (self.0.leading_zeros() as usize & 63))
+    }
+
     /// The set with `sq` added.
     #[inline(always)]
     pub const fn with(self, sq: Square) -> Bitboard {

@@ -486,16 +486,14 @@ fn king_moves<S: Side, const CHECK: bool>(
     let king = pos.king(S::COLOR);
     let occ = occ ^ king.bitboard();
     let candidates = king_attacks(king) & !us;
-    if !CHECK && (pos.castle_rooks() & us).nonempty() {
-        let mut rooks = Bitboard::EMPTY;
-        for rook in pos.castle_rooks() & us {
-            let (must_be_empty, _) = Position::castling_path(king, rook);
-            if (must_be_empty & occ).is_empty() {
-                rooks |= rook.bitboard();
-            }
-        }
-        if rooks.nonempty() {
-            return king_and_castling::<S>(pos, king, candidates, rooks, occ);
+    let castle_rooks = pos.castle_rooks() & us;
+    if !CHECK && castle_rooks.nonempty() {
+        // At most two rights per colour (the FEN parser and `play` keep it
+        // so): test the lowest and the highest rook without a loop.
+        let (a, b) = (castle_rooks.lsb(), castle_rooks.msb());
+        let free = |rook| (Position::castling_path(king, rook).0 & occ).is_empty();
+        if free(a) | free(b) {
+            return king_and_castling::<S>(pos, king, candidates, castle_rooks, occ);
         }
     }
     let legal = if candidates.len() > KING_LAZY_MAX {
@@ -512,7 +510,8 @@ fn king_moves<S: Side, const CHECK: bool>(
     (legal, Bitboard::EMPTY)
 }
 
-/// [`king_moves`] when castling `rooks` have a path free of pieces: the
+/// [`king_moves`] when one of the castling `rooks` has a path free of
+/// pieces (the others are dropped here): the
 /// king's targets and the squares the king crosses or lands on are tested
 /// together (one by one up to [`KING_LAZY_MAX`], else with one attack map).
 /// A Chess960 rook that is not on the a- or h-file may shield the king's
@@ -528,7 +527,12 @@ fn king_and_castling<S: Side>(
 ) -> (Bitboard, Bitboard) {
     let mut paths = Bitboard::EMPTY;
     for rook in rooks {
-        paths |= Position::castling_path(king, rook).1;
+        let (must_be_empty, king_path) = Position::castling_path(king, rook);
+        if (must_be_empty & occ).is_empty() {
+            paths |= king_path;
+        } else {
+            rooks ^= rook.bitboard();
+        }
     }
     let safe = if (candidates | paths).len() > KING_LAZY_MAX {
         (candidates | paths) & !enemy_attacks::<S>(pos, occ)
