@@ -15,6 +15,7 @@ pub mod error;
 pub mod eval;
 pub mod fen;
 pub mod hash;
+mod leaf;
 pub mod movegen;
 pub mod moves;
 pub mod perft;

@@ -40,22 +40,12 @@ fn perft_side<S: Side>(pos: &Position, depth: u32) -> u64 {
         0 => return 1,
         1 => return movegen::count::<S>(pos),
         // The leaf parents: count each child's moves without recursing.
-        2 => for_each_child::<S, false>(pos, |child| {
-            nodes += count_leaves::<S::Other>(child);
-        }),
+        2 => return crate::leaf::perft2::<S>(pos),
         _ => for_each_child::<S, false>(pos, |child| {
             nodes += perft_side::<S::Other>(child, depth - 1);
         }),
     }
     nodes
-}
-
-/// The bulk counter as one out-of-line function: the child loop calls it from
-/// a dozen places (one per move group), and inlining it into each made the
-/// hot code several times larger than the instruction cache (measured).
-#[inline(never)]
-fn count_leaves<S: Side>(pos: &Position) -> u64 {
-    movegen::count::<S>(pos)
 }
 
 /// Calls `f` with every child position of `pos` (side `S` to move), made by
