@@ -1,6 +1,8 @@
 //! Side-by-side timing of our bulk-counting perft against cozy-chess with the
-//! same loop (copy-make, bulk count at depth 1), interleaved, several rounds,
-//! medians, and the geometric mean of the speed ratios.
+//! same loop (copy-make, bulk count at depth 1: `perft_plain`), and of what
+//! `perft count` runs (`perft`, which also counts moves that cannot change
+//! the reply count without making them), interleaved, several rounds,
+//! medians, and the geometric means of the speed ratios.
 //!
 //! ```sh
 //! RUSTFLAGS="-C target-cpu=native" cargo bench --bench versus
@@ -80,7 +82,7 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
     let quick = args.iter().any(|a| a == "--quick");
-    // `--only ours|cozy`: one side only, one round, one depth less (for
+    // `--only ours|plain|cozy`: one side only, one round, one depth less (for
     // instruction counting under valgrind; no ratio is printed).
     if let Some(which) = args
         .iter()
@@ -88,10 +90,10 @@ fn main() {
         .and_then(|i| args.get(i + 1))
     {
         for (name, fen, depth, _) in CASES {
-            let n = if which == "cozy" {
-                cozy_perft(&cozy_chess::Board::from_fen(fen, false).unwrap(), depth - 1)
-            } else {
-                perft::perft::perft(&Position::from_fen(fen).unwrap(), depth - 1)
+            let n = match which.as_str() {
+                "cozy" => cozy_perft(&cozy_chess::Board::from_fen(fen, false).unwrap(), depth - 1),
+                "plain" => perft::perft::perft_plain(&Position::from_fen(fen).unwrap(), depth - 1),
+                _ => perft::perft::perft(&Position::from_fen(fen).unwrap(), depth - 1),
             };
             println!("{which} {name} D{} {n}", depth - 1);
         }
@@ -107,59 +109,62 @@ fn main() {
         }
     );
     println!(
-        "{:<10} {:>5} {:>12} {:>10} {:>10} {:>8}",
-        "position", "depth", "nodes", "ours Mnps", "cozy Mnps", "ratio"
+        "(plain: our generator in cozy-chess's loop, copy-make and bulk count at depth 1; \
+         tool: what `perft count` runs, which also counts untouched moves at depth 2 \
+         without making them)"
     );
-    let mut log_sum = 0.0;
+    println!(
+        "{:<10} {:>5} {:>12} {:>10} {:>10} {:>10} {:>8} {:>8}",
+        "position", "depth", "nodes", "cozy Mnps", "plain Mnps", "tool Mnps", "plain", "tool"
+    );
+    let (mut log_plain, mut log_tool) = (0.0, 0.0);
     for (name, fen, depth, expected) in CASES {
         let depth = if quick { depth - 1 } else { depth };
         let ours = Position::from_fen(fen).unwrap();
         let cozy = cozy_chess::Board::from_fen(fen, false).unwrap();
-        let (mut t_ours, mut t_cozy) = (Vec::new(), Vec::new());
+        let mut times: [Vec<f64>; 3] = Default::default();
         let mut nodes = 0;
         for round in 0..rounds {
-            // Alternate who goes first, so neither always runs on a warmer
+            // Rotate who goes first, so no program always runs on a warmer
             // or cooler machine.
-            let run_ours = || {
+            for k in 0..3 {
+                let which = (round + k) % 3;
                 let t = Instant::now();
-                let n = perft::perft::perft(&ours, depth);
-                (n, t.elapsed().as_secs_f64())
-            };
-            let run_cozy = || {
-                let t = Instant::now();
-                let n = cozy_perft(&cozy, depth);
-                (n, t.elapsed().as_secs_f64())
-            };
-            let ((n_ours, a), (n_cozy, b)) = if round % 2 == 0 {
-                let x = run_ours();
-                (x, run_cozy())
-            } else {
-                let y = run_cozy();
-                (run_ours(), y)
-            };
-            nodes = n_ours;
-            t_ours.push(a);
-            t_cozy.push(b);
-            assert_eq!(n_cozy, nodes, "{name}: cozy-chess and ours disagree");
+                let n = match which {
+                    0 => cozy_perft(&cozy, depth),
+                    1 => perft::perft::perft_plain(&ours, depth),
+                    _ => perft::perft::perft(&ours, depth),
+                };
+                times[which].push(t.elapsed().as_secs_f64());
+                if nodes == 0 {
+                    nodes = n;
+                }
+                assert_eq!(n, nodes, "{name}: programs disagree");
+            }
         }
         if !quick {
             assert_eq!(nodes, expected, "{name}: wrong count");
         }
-        let (a, b) = (best(&t_ours), best(&t_cozy));
         // The machine's speed drifts over seconds (a shared VM), so each
-        // round's pair is compared with itself: the ratio of one round is
-        // cozy's time over ours measured back to back, and the median of
+        // round's times are compared with each other: the ratio of one round
+        // is cozy's time over ours measured back to back, and the median of
         // those per-round ratios is reported.
-        let ratio = median(t_cozy.iter().zip(&t_ours).map(|(c, o)| c / o).collect());
-        log_sum += ratio.ln();
+        let ratio = |i: usize| median(times[0].iter().zip(&times[i]).map(|(c, o)| c / o).collect());
+        let (plain, tool) = (ratio(1), ratio(2));
+        log_plain += plain.ln();
+        log_tool += tool.ln();
+        let mnps = |i: usize| nodes as f64 / best(&times[i]) / 1e6;
         println!(
-            "{name:<10} {depth:>5} {nodes:>12} {:>10.1} {:>10.1} {ratio:>7.2}x",
-            nodes as f64 / a / 1e6,
-            nodes as f64 / b / 1e6
+            "{name:<10} {depth:>5} {nodes:>12} {:>10.1} {:>10.1} {:>10.1} {plain:>7.2}x {tool:>7.2}x",
+            mnps(0),
+            mnps(1),
+            mnps(2)
         );
     }
+    let n = CASES.len() as f64;
     println!(
-        "geometric mean ratio (ours vs cozy-chess): {:.2}x",
-        (log_sum / CASES.len() as f64).exp()
+        "geometric mean ratio vs cozy-chess: plain (same loop) {:.2}x, tool {:.2}x",
+        (log_plain / n).exp(),
+        (log_tool / n).exp()
     );
 }

@@ -36,6 +36,7 @@ use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks,
 use crate::bitboard::Bitboard;
 use crate::movegen::{self, MoveSink, NodeInfo, Side};
 use crate::moves::{PROMOTION_PIECES, PieceMoves};
+use crate::perft::count_leaves;
 use crate::piece::Piece;
 use crate::position::Position;
 use crate::square::Square;
@@ -156,12 +157,6 @@ pub(crate) fn perft2<S: Side>(pos: &Position) -> u64 {
         },
     );
     nodes
-}
-
-/// The bulk counter, out of line (one copy for all move groups).
-#[inline(never)]
-fn count_leaves<S: Side>(pos: &Position) -> u64 {
-    movegen::count::<S>(pos)
 }
 
 /// The leaf parent's moves: counted from `base` when outside the

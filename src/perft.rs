@@ -26,26 +26,52 @@ use crate::position::Position;
 use crate::square::Square;
 use crate::zobrist::Zobrist;
 
-/// Serial perft with bulk counting at the last ply.
+/// Serial perft with bulk counting at the last ply. At the leaf parents,
+/// moves that cannot change the opponent's reply count are counted without
+/// being made (see `leaf.rs`).
 pub fn perft(pos: &Position, depth: u32) -> u64 {
     match pos.side_to_move() {
-        Color::White => perft_side::<White>(pos, depth),
-        Color::Black => perft_side::<Black>(pos, depth),
+        Color::White => perft_side::<White, true>(pos, depth),
+        Color::Black => perft_side::<Black, true>(pos, depth),
     }
 }
 
-fn perft_side<S: Side>(pos: &Position, depth: u32) -> u64 {
+/// Serial perft with bulk counting at the last ply only: every move above it
+/// is made and its child counted. The loop other bulk-counting perft
+/// programs run (`benches/versus.rs` times it against cozy-chess), and an
+/// independent second count of the same tree for the tests.
+pub fn perft_plain(pos: &Position, depth: u32) -> u64 {
+    match pos.side_to_move() {
+        Color::White => perft_side::<White, false>(pos, depth),
+        Color::Black => perft_side::<Black, false>(pos, depth),
+    }
+}
+
+/// Perft for side `S` to move; `SHORTCUT`: leaf parents through
+/// [`crate::leaf::perft2`].
+fn perft_side<S: Side, const SHORTCUT: bool>(pos: &Position, depth: u32) -> u64 {
     let mut nodes = 0;
     match depth {
         0 => return 1,
         1 => return movegen::count::<S>(pos),
+        2 if SHORTCUT => return crate::leaf::perft2::<S>(pos),
         // The leaf parents: count each child's moves without recursing.
-        2 => return crate::leaf::perft2::<S>(pos),
+        2 => for_each_child::<S, false>(pos, |child| {
+            nodes += count_leaves::<S::Other>(child);
+        }),
         _ => for_each_child::<S, false>(pos, |child| {
-            nodes += perft_side::<S::Other>(child, depth - 1);
+            nodes += perft_side::<S::Other, SHORTCUT>(child, depth - 1);
         }),
     }
     nodes
+}
+
+/// The bulk counter as one out-of-line function: the child loops call it
+/// from a dozen places (one per move group), and inlining it into each made
+/// the hot code several times larger than the instruction cache (measured).
+#[inline(never)]
+pub(crate) fn count_leaves<S: Side>(pos: &Position) -> u64 {
+    movegen::count::<S>(pos)
 }
 
 /// Calls `f` with every child position of `pos` (side `S` to move), made by
@@ -336,7 +362,7 @@ impl<T: Table> Run<'_, T> {
     /// Serial count below `pos`, probing and storing at hashed depths.
     fn serial<S: Side>(&self, pos: &Position, depth: u32, stats: &mut PerftStats) -> u128 {
         if !T::ENABLED || depth < self.min_hash_depth {
-            return u128::from(perft_side::<S>(pos, depth));
+            return u128::from(perft_side::<S, true>(pos, depth));
         }
         if let Some(n) = self.probe(pos, depth, stats) {
             return n;
@@ -345,7 +371,7 @@ impl<T: Table> Run<'_, T> {
         if depth - 1 < self.min_hash_depth {
             // The children are not hashed: no keys, plain bulk counting.
             for_each_child::<S, false>(pos, |child| {
-                nodes += u128::from(perft_side::<S::Other>(child, depth - 1));
+                nodes += u128::from(perft_side::<S::Other, true>(child, depth - 1));
             });
         } else {
             for_each_child::<S, true>(pos, |child| {
