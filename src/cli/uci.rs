@@ -30,7 +30,7 @@ pub struct UciArgs {
 }
 
 /// Largest `Threads` value accepted.
-const MAX_THREADS: usize = 1024;
+const MAX_THREADS: usize = crate::perft::MAX_THREADS;
 /// Largest `Hash` value accepted (MiB).
 const MAX_HASH_MIB: u64 = 1 << 20;
 /// `Hash` at start (MiB), as Stockfish.
