@@ -104,6 +104,8 @@ fn perftree_errors_leave_stdout_empty() {
             "{args:?}: {}",
             stderr(&out)
         );
+        // perftree takes MOVES as its third argument; there is no --moves.
+        assert!(!stderr(&out).contains("--moves"), "{}", stderr(&out));
     }
 }
 
