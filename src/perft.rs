@@ -179,6 +179,10 @@ pub const DEFAULT_SPLIT_DEPTH: u32 = 4;
 pub const DEFAULT_MIN_HASH_DEPTH: u32 = 2;
 /// Default synchronisation (measured fastest on 2 threads: see README).
 pub const DEFAULT_HASH_SYNC: HashSync = HashSync::Lockless;
+/// Most worker threads a driver accepts (Stockfish's `Threads` maximum).
+/// Without a bound, `--threads 100000` spent minutes starting OS threads
+/// before counting anything.
+pub const MAX_THREADS: usize = 1024;
 
 impl Default for PerftConfig {
     fn default() -> Self {
@@ -199,6 +203,9 @@ pub enum PerftError {
     /// Zero threads requested.
     #[error("--threads must be at least 1")]
     NoThreads,
+    /// More than [`MAX_THREADS`] threads requested.
+    #[error("--threads {0}: at most {MAX_THREADS} worker threads")]
+    TooManyThreads(usize),
     /// The thread pool could not start.
     #[error("cannot start {threads} worker threads: {message}")]
     Pool {
@@ -433,6 +440,9 @@ impl Perft {
     pub fn new(config: PerftConfig) -> Result<Perft, PerftError> {
         if config.threads == 0 {
             return Err(PerftError::NoThreads);
+        }
+        if config.threads > MAX_THREADS {
+            return Err(PerftError::TooManyThreads(config.threads));
         }
         let table = if config.hash_bytes > 0 {
             Some(PerftTable::new(config.hash_bytes, config.hash_sync)?)

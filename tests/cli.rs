@@ -174,6 +174,28 @@ fn usage_errors_exit_2() {
     }
 }
 
+/// A thread count beyond the driver's bound is refused at once (exit 2)
+/// instead of spending minutes starting OS threads; `perft bench` refuses a
+/// list with such a value before its first run.
+#[test]
+fn thread_count_above_the_bound_exits_2_at_once() {
+    let start = std::time::Instant::now();
+    for args in [
+        &["count", "3", "--threads", "100000"][..],
+        &["bench", "--max-depth", "1", "--threads", "1,100000"],
+    ] {
+        let out = run_perft(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{args:?}: {}", stdout(&out));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("error: --threads 100000: at most 1024") && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+    assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+}
+
 #[test]
 fn illegal_move_error_names_the_move_and_position() {
     let out = run_perft(&["count", "2", "--moves", "e2e4", "e2e4"]);

@@ -104,6 +104,8 @@ fn perftree_errors_leave_stdout_empty() {
             "{args:?}: {}",
             stderr(&out)
         );
+        // perftree takes MOVES as its third argument; there is no --moves.
+        assert!(!stderr(&out).contains("--moves"), "{}", stderr(&out));
     }
 }
 
@@ -219,4 +221,33 @@ fn uci_handshake_options_and_chess960() {
         .unwrap();
     let (ours, _) = perft_reply(&text);
     assert_eq!(ours, theirs.moves.into_iter().collect::<BTreeMap<_, _>>());
+}
+
+/// A `Hash` larger than the machine's memory is an answer on stdout, not the
+/// end of the engine: `go perft` still counts (without the perft table) and
+/// the session goes on. 400 is the published perft(2) of the start position.
+#[test]
+fn uci_hash_beyond_memory_keeps_the_session_alive() {
+    const MIB: u64 = 1 << 20; // the UCI maximum, 1 TiB
+    if perft::hash::available_memory().is_none_or(|m| m >= u128::from(MIB) << 20) {
+        eprintln!("skipped: cannot tell that 1 TiB exceeds this machine's memory");
+        return;
+    }
+    let input = format!("setoption name Hash value {MIB}\ngo perft 2\nisready\nquit\n");
+    let out = run_perft_env(&["uci"], &[], Some(&input));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("info string error: hash table of 1 TiB requested"),
+        "{text}"
+    );
+    assert!(
+        text.contains("counting without the perft table\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nNodes searched: 400\n\nreadyok\n"),
+        "{text}"
+    );
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
 }

@@ -164,7 +164,7 @@ pub struct PositionArgs {
 /// engine flag reaches every command.
 #[derive(Debug, Args, Default, Clone)]
 pub struct EngineArgs {
-    /// Worker threads (default: all logical CPUs). `perft bench` takes a
+    /// Worker threads, 1 to 1024 (default: all logical CPUs). `perft bench` takes a
     /// comma-separated list (`1,2,4`) and prints a scaling table.
     #[arg(long, short = 't', value_name = "N", value_delimiter = ',')]
     pub threads: Vec<usize>,
@@ -224,6 +224,13 @@ impl EngineArgs {
         };
         if threads.contains(&0) {
             return Err(Error::Usage("--threads must be at least 1".into()));
+        }
+        // Checked here too, not only by the driver, so a `perft bench` list
+        // is rejected before its first run.
+        if let Some(&t) = threads.iter().find(|&&t| t > perft::MAX_THREADS) {
+            return Err(Error::Usage(
+                perft::PerftError::TooManyThreads(t).to_string(),
+            ));
         }
         let sizes: Vec<u128> = if self.no_hash {
             vec![0]

@@ -49,7 +49,13 @@ pub fn run_perftree(args: PerftreeArgs) -> Result<u8, Error> {
         super::named_position(args.fen.trim())
             .ok_or_else(|| Error::UnknownPosition(args.fen.clone()))?;
     }
-    let pos = resolve_position(&position)?;
+    // perftree has no `--moves` flag: name its third argument instead.
+    let pos = resolve_position(&position).map_err(|e| match e {
+        Error::IllegalMove { index, text, fen } => Error::Usage(format!(
+            "perftree: MOVES: move {index} '{text}' is not a legal move in {fen}"
+        )),
+        e => e,
+    })?;
     let perft = args.engine.build(args.depth)?;
     let outcome = perft.divide(&pos, args.depth, Control::default());
     let chess960 = pos.is_chess960();

@@ -30,7 +30,7 @@ pub struct UciArgs {
 }
 
 /// Largest `Threads` value accepted.
-const MAX_THREADS: usize = 1024;
+const MAX_THREADS: usize = crate::perft::MAX_THREADS;
 /// Largest `Hash` value accepted (MiB).
 const MAX_HASH_MIB: u64 = 1 << 20;
 /// `Hash` at start (MiB), as Stockfish.
@@ -316,7 +316,22 @@ impl UciSession {
             }
         };
         if self.perft.is_none() {
-            self.perft = Some(build_perft(self.config.clone())?);
+            // A `Hash` the machine cannot hold must not end the session (a
+            // GUI would see the engine die): say so and count without the
+            // perft table, as a search goes on without its TT.
+            self.perft = Some(match build_perft(self.config.clone()) {
+                Ok(perft) => perft,
+                Err(e) => {
+                    writeln!(
+                        out,
+                        "info string error: {e}; counting without the perft table"
+                    )?;
+                    build_perft(PerftConfig {
+                        hash_bytes: 0,
+                        ..self.config.clone()
+                    })?
+                }
+            });
         }
         let perft = self.perft.as_ref().expect("built above");
         let chess960 = pos.is_chess960();
