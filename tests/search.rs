@@ -494,44 +494,97 @@ fn cli_checkmated_and_stalemated_roots_have_no_best_move() {
 
 #[test]
 fn cli_bad_flags_are_one_line_errors_with_exit_code_2() {
-    let cases: [(&[&str], &str); 13] = [
-        (&["--tt", "64XB"], "--tt"),
+    // Every bad value or combination, negative numbers and conflicting
+    // limits included, is exactly one line on stderr naming the flag, exit
+    // code 2, nothing on stdout.
+    let cases: [(&[&str], &str); 26] = [
+        (&["--tt", "64XB"], "--tt: bad size '64XB'"),
+        (&["--tt", "5XB"], "--tt: bad size '5XB'"),
         (&["--tt", "64MB"], "binary units"),
-        (&["--tt", "12"], ""),
+        (&["--tt", "-1"], "--tt: bad size '-1'"),
         (&["--tt", "0"], "too small"),
         (&["--tt", "1TiB"], "memory"),
         (&["--tt", "99999999999TiB"], "too large"),
-        (&["--depth", "0"], "--depth"),
+        (
+            &["--depth", "0"],
+            "--depth: expected a whole number of plies, 1 to 100, got '0'",
+        ),
+        (
+            &["--depth", "-1"],
+            "--depth: expected a whole number of plies, 1 to 100, got '-1'",
+        ),
         (&["--depth", "101"], "--depth"),
-        (&["--nodes", "0"], "--nodes"),
-        (&["--aspiration", "-5"], "--aspiration"),
-        (&["--on-fail", "maybe"], "--on-fail"),
-        (&["--depth", "3", "--nodes", "10"], "--nodes"),
-        (&["--no-tt", "--tt", "1MiB"], "--tt"),
+        (&["--depth", "x"], "--depth"),
+        (
+            &["--nodes", "0"],
+            "--nodes: expected a whole number of nodes, at least 1",
+        ),
+        (&["--nodes", "-1"], "--nodes"),
+        (&["--movetime", "0"], "--movetime"),
+        (&["--movetime", "-5"], "--movetime"),
+        (
+            &["--aspiration", "-5"],
+            "--aspiration: expected a whole number of centipawns, 0 to 10000, got '-5'",
+        ),
+        (&["--aspiration", "10001"], "--aspiration"),
+        (
+            &["--on-fail", "maybe"],
+            "--on-fail: expected rollback or commit, got 'maybe'",
+        ),
+        (
+            &["--depth", "3", "--nodes", "10"],
+            "alternatives: give one (got --depth, --nodes)",
+        ),
+        (
+            &["--depth", "3", "--movetime", "10"],
+            "(got --depth, --movetime)",
+        ),
+        (
+            &["--nodes", "3", "--movetime", "10"],
+            "(got --nodes, --movetime)",
+        ),
+        (
+            &["--no-tt", "--tt", "1MiB"],
+            "--tt and --no-tt given together",
+        ),
+        (
+            &["--no-tt", "--on-fail", "commit"],
+            "--on-fail and --no-tt given together",
+        ),
+        (
+            &["--moves", "e2e5"],
+            "--moves: move 1 'e2e5' is not a legal move",
+        ),
+        (&["--chess960", "--moves", "e1g1"], "--moves"),
+        (&["--depth", "1", "--tt", "12"], ""),
     ];
     for (args, needle) in cases {
         let mut argv = vec!["search", "kiwipete"];
         argv.extend_from_slice(args);
-        if args == ["--tt", "12"] {
-            // A bare number is MiB: valid. Keep the run short.
-            argv.extend_from_slice(&["--depth", "1"]);
-            let out = run_perft(&argv);
-            assert_eq!(out.status.code(), Some(0), "{argv:?}: {}", stderr(&out));
-            continue;
-        }
         let out = run_perft(&argv);
         let err = stderr(&out);
+        if needle.is_empty() {
+            // A bare number is MiB: valid.
+            assert_eq!(out.status.code(), Some(0), "{argv:?}: {err}");
+            continue;
+        }
         assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
         assert!(stdout(&out).is_empty(), "{argv:?}");
-        assert!(!err.contains("panicked"), "{argv:?}: {err}");
-        let first = err.lines().next().unwrap_or_default();
-        assert!(first.starts_with("error:"), "{argv:?}: {err}");
-        assert!(first.contains(needle), "{argv:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{argv:?}: {err}");
+        assert!(err.starts_with("error: "), "{argv:?}: {err}");
+        assert!(err.contains(needle), "{argv:?}: {err}");
     }
-    // Our own validation errors are exactly one line.
-    let out = run_perft(&["search", "kiwipete", "--tt", "64XB"]);
-    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
-    // A bad position is an input error too.
-    let out = run_perft(&["search", "not/a/fen w - -"]);
-    assert_eq!(out.status.code(), Some(2));
+    // Bad positions are one-line input errors too.
+    for position in [
+        "not a fen",
+        "not/a/fen w - -",
+        "8/8/8/8/8/8/8/Kk6 w - - 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1",
+    ] {
+        let out = run_perft(&["search", position, "--depth", "1"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{position}: {err}");
+        assert_eq!(err.lines().count(), 1, "{position}: {err}");
+        assert!(stdout(&out).is_empty(), "{position}");
+    }
 }
