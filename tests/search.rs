@@ -148,6 +148,25 @@ fn check_mate_found(m: &Mate, r: &SearchResult, mode: &str) -> Result<(), String
     let best = r
         .best_move
         .ok_or_else(|| format!("{} [{mode}]: no best move", label(&m.record)))?;
+    // The PV is a legal line from the root, led by the best move.
+    let mut pos = m.record.position;
+    for (i, &mv) in r.pv.iter().enumerate() {
+        if !pos.is_legal(mv) {
+            return Err(format!(
+                "{} [{mode}]: pv move {} ({}) is illegal",
+                label(&m.record),
+                i + 1,
+                mv.to_uci(false)
+            ));
+        }
+        pos = pos.play_unchecked(mv);
+    }
+    if r.pv.first() != Some(&best) {
+        return Err(format!(
+            "{} [{mode}]: pv does not start with the best move",
+            label(&m.record)
+        ));
+    }
     if r.score != Some(Score::Mate(m.dm as i32)) || !m.bm.contains(&best) {
         return Err(format!(
             "{} [{mode}]: got score {:?} bestmove {}, want mate {} with one of {:?}",
@@ -161,6 +180,24 @@ fn check_mate_found(m: &Mate, r: &SearchResult, mode: &str) -> Result<(), String
     Ok(())
 }
 
+/// Without a TT nothing cuts the PV short: it is the whole mate, 2·dm − 1
+/// plies ending in checkmate (the triangular PV table at work).
+fn check_pv_mates(m: &Mate, r: &SearchResult) -> Result<(), String> {
+    let pos =
+        r.pv.iter()
+            .fold(m.record.position, |p, &mv| p.play_unchecked(mv));
+    if r.pv.len() as u32 != 2 * m.dm - 1 || !pos.in_check() || !pos.legal_moves().is_empty() {
+        let pv: Vec<String> = r.pv.iter().map(|mv| mv.to_uci(false).to_string()).collect();
+        return Err(format!(
+            "{} [tt off]: pv {} is not a mate in {}",
+            label(&m.record),
+            pv.join(" "),
+            m.dm
+        ));
+    }
+    Ok(())
+}
+
 #[test]
 fn all_77_mates_are_solved_at_depth_2dm_minus_1_with_tt_on_and_off() {
     let all = mates();
@@ -169,7 +206,9 @@ fn all_77_mates_are_solved_at_depth_2dm_minus_1_with_tt_on_and_off() {
         .flat_map_iter(|m| {
             let mut out = Vec::new();
             let default = SearchOptions::default();
-            out.push(check_mate_found(m, &solve(m, None, &default), "tt off"));
+            let r = solve(m, None, &default);
+            out.push(check_mate_found(m, &r, "tt off"));
+            out.push(check_pv_mates(m, &r));
             for (mode, options) in [
                 ("tt on, rollback", default.clone()),
                 (
@@ -235,6 +274,58 @@ fn any_aspiration_width_and_node_budget_is_safe() {
     .unwrap();
     assert!(r.stopped && r.depth == 0 && r.score.is_none());
     assert!(pos.is_legal(r.best_move.unwrap()));
+}
+
+// ----- search rules: draws, collisions, the PV -----
+
+#[test]
+fn a_tt_entry_whose_move_is_illegal_is_a_collision_and_is_ignored() {
+    // A mate in 1. Before the search, every child of the root gets an entry
+    // (exact, the depth the second iteration searches it to) claiming that
+    // the side to move there mates in one: if the search trusted those
+    // entries, every root move would lose. Their move is the root move itself,
+    // illegal in the child (its origin is empty now), so they must read as a
+    // key collision and be ignored.
+    let m = first_mate(1);
+    let pos = m.record.position;
+    let run = |colliding: bool| {
+        let mut tt = Tt::new(1 << 20).unwrap();
+        let txn = tt.begin().unwrap();
+        for &mv in pos.legal_moves().iter() {
+            let child = pos.play_unchecked(mv);
+            let data = perft::tt::TtData {
+                mv: if colliding { mv } else { Move::NONE },
+                score: (search::MATE - 1) as i16,
+                depth: 1,
+                bound: perft::tt::Bound::Exact,
+            };
+            tt.store(txn, child.hash(), data).unwrap();
+        }
+        tt.commit(txn).unwrap();
+        // Reference mode: pure alpha-beta, so an exact entry of equal depth
+        // cuts off wherever it is found.
+        search::search(
+            &pos,
+            &[],
+            &Limits::depth(2),
+            Some(&mut tt),
+            &SearchOptions::reference(0, OnFail::Rollback),
+            |_| {},
+        )
+        .unwrap()
+    };
+    let r = run(true);
+    check_mate_found(&m, &r, "colliding entries").unwrap();
+    assert!(
+        r.stats.tt_collisions >= pos.legal_moves().len() as u64,
+        "{:?}",
+        r.stats
+    );
+    // The control: the same entries with no move to check are trusted, and
+    // they do mislead the search, so the test above has teeth.
+    let r = run(false);
+    assert_eq!(r.score, Some(Score::Mate(-1)), "{:?}", r.stats);
+    assert_eq!(r.stats.tt_collisions, 0);
 }
 
 // ----- the root score does not depend on the TT (reference mode) -----
