@@ -481,7 +481,8 @@ struct Searcher<'a> {
     deadline: Option<Instant>,
     stop_flag: Option<Arc<AtomicBool>>,
     stopped: bool,
-    /// Keys of the game history and of the current path, root excluded.
+    /// Keys of the game history and of the current path (main search and
+    /// quiescence) down to the parent of the current node.
     keys: Vec<u64>,
     killers: Vec<[Move; 2]>,
     pv: Vec<[Move; MAX_PLY + 1]>,
@@ -689,6 +690,13 @@ impl Searcher<'_> {
             return 0;
         }
         self.stats.qnodes += 1;
+        // Draws count here too, so that a move into a repetition or onto the
+        // 100th half-move is a draw at the horizon as well (a depth-1 search
+        // sees it). Quiescence is never the root.
+        debug_assert!(ply > 0);
+        if self.is_draw(pos) {
+            return 0;
+        }
         if ply >= MAX_PLY {
             return evaluate(pos);
         }
@@ -712,11 +720,13 @@ impl Searcher<'_> {
         }
         let mut order = [0i32; crate::moves::MAX_MOVES];
         self.score_moves(pos, &moves, &mut order, Move::NONE, ply);
+        self.keys.push(pos.hash());
         for i in 0..moves.len() {
             let mv = pick(&mut moves, &mut order, i);
             let child = pos.play_unchecked(mv);
             let score = -self.quiesce(&child, -beta, -alpha, ply + 1);
             if self.stopped {
+                self.keys.pop();
                 return 0;
             }
             if score > best {
@@ -729,6 +739,7 @@ impl Searcher<'_> {
                 }
             }
         }
+        self.keys.pop();
         best
     }
 

@@ -278,6 +278,100 @@ fn any_aspiration_width_and_node_budget_is_safe() {
 
 // ----- search rules: draws, collisions, the PV -----
 
+fn search_no_tt(pos: &Position, history: &[u64], depth: u32) -> SearchResult {
+    search::search(
+        pos,
+        history,
+        &Limits::depth(depth),
+        None,
+        &SearchOptions::default(),
+        |_| {},
+    )
+    .unwrap()
+}
+
+fn uci(pos: &Position, text: &str) -> Move {
+    pos.parse_uci(text)
+        .unwrap_or_else(|| panic!("{text} not legal in {}", pos.to_fen()))
+}
+
+/// White is a rook and pawns down but has a perpetual check: Qe8+ Kh7 Qh5+
+/// Kg8 repeats (Stockfish 15.1: `score cp 0`, `bestmove h5e8`).
+const PERPETUAL: &str = "6k1/ppp3p1/8/7Q/8/rr6/6PP/7K w - - 0 1";
+
+#[test]
+fn a_position_of_the_game_history_repeated_is_a_draw() {
+    let start = Position::from_fen(PERPETUAL).unwrap();
+    // Without history, depth 1 cannot see the perpetual: White is lost.
+    let r = search_no_tt(&start, &[], 1);
+    assert!(
+        matches!(r.score, Some(Score::Cp(cp)) if cp < -200),
+        "{:?}",
+        r.score
+    );
+    // The same position after Qe8+ Kh7 Qh5+ Kg8: Qe8+ now repeats a game
+    // position at ply 1, a draw, the best White has.
+    let mut pos = start;
+    let mut history = Vec::new();
+    for mv in ["h5e8", "g8h7", "e8h5", "h7g8"] {
+        history.push(pos.hash());
+        pos = pos.play_unchecked(uci(&pos, mv));
+    }
+    assert_eq!(pos.hash(), start.hash());
+    let r = search_no_tt(&pos, &history, 1);
+    assert_eq!(r.score, Some(Score::Cp(0)));
+    assert_eq!(r.best_move_uci(), "h5e8");
+    // Deep enough, the search finds the repetition in its own tree (the root
+    // comes back at ply 4), with and without a TT.
+    let r = search_no_tt(&start, &[], 5);
+    assert_eq!(
+        (r.score, r.best_move_uci()),
+        (Some(Score::Cp(0)), "h5e8".into())
+    );
+    let mut tt = Tt::new(1 << 20).unwrap();
+    let r = search::search(
+        &start,
+        &[],
+        &Limits::depth(6),
+        Some(&mut tt),
+        &SearchOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(
+        (r.score, r.best_move_uci()),
+        (Some(Score::Cp(0)), "h5e8".into())
+    );
+}
+
+#[test]
+fn fifty_move_rule_draws_unless_the_last_move_mates() {
+    // Two black queens against a bare king: lost, unless the halfmove clock
+    // is at 99 and White's move (Kg1, the only one) reaches 100.
+    let lost = Position::from_fen("k7/8/8/8/8/8/qq6/7K w - - 0 80").unwrap();
+    for depth in 1..=3 {
+        let r = search_no_tt(&lost, &[], depth);
+        assert!(
+            matches!(r.score, Some(Score::Cp(cp)) if cp < -1000)
+                || matches!(r.score, Some(Score::Mate(n)) if n < 0),
+            "depth {depth}: {:?}",
+            r.score
+        );
+    }
+    let drawn = Position::from_fen("k7/8/8/8/8/8/qq6/7K w - - 99 80").unwrap();
+    for depth in 1..=4 {
+        assert_eq!(search_no_tt(&drawn, &[], depth).score, Some(Score::Cp(0)));
+    }
+    // mates.epd 00OPk with the clock at 99: Nf7# is the 100th half-move and
+    // still mates (every other move draws).
+    let mate = Position::from_fen("6rk/7p/R2N3P/3r4/1P5K/P7/8/8 w - - 99 51").unwrap();
+    for depth in 1..=3 {
+        let r = search_no_tt(&mate, &[], depth);
+        assert_eq!(r.score, Some(Score::Mate(1)), "depth {depth}");
+        assert_eq!(r.best_move_uci(), "d6f7");
+    }
+}
+
 #[test]
 fn a_tt_entry_whose_move_is_illegal_is_a_collision_and_is_ignored() {
     // A mate in 1. Before the search, every child of the root gets an entry
