@@ -635,6 +635,21 @@ fn cli_one_cp_window_with_rollback_rolls_back_and_agrees_with_no_tt() {
 }
 
 #[test]
+fn cli_moves_count_for_repetitions() {
+    // PERPETUAL after Qe8+ Kh7 Qh5+ Kg8 is PERPETUAL again: with the moves
+    // played by --moves, Qe8+ repeats a game position, a draw even at depth 1;
+    // from the bare FEN, depth 1 sees only the material.
+    let with_moves = json(&run_perft(&[
+        "search", PERPETUAL, "--moves", "h5e8", "g8h7", "e8h5", "h7g8", "--depth", "1", "--json",
+    ]));
+    assert_eq!(with_moves["score"]["cp"], 0, "{with_moves}");
+    assert_eq!(with_moves["bestmove"], "h5e8");
+    assert_eq!(with_moves["fen"], PERPETUAL.replace(" 0 1", " 4 3"));
+    let bare = json(&run_perft(&["search", PERPETUAL, "--depth", "1", "--json"]));
+    assert!(bare["score"]["cp"].as_i64().unwrap() < -200, "{bare}");
+}
+
+#[test]
 fn cli_node_and_time_limits_stop_with_a_legal_move() {
     let pos = Position::from_fen(perft::fen::KIWIPETE).unwrap();
     let out = run_perft(&["search", "kiwipete", "--nodes", "5000", "--json"]);

@@ -12,7 +12,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::output::{write_json, write_out};
-use super::{PositionArgs, resolve_position};
+use super::{PositionArgs, resolve_root};
 use crate::error::{EXIT_OK, Error};
 use crate::report::Header;
 use crate::search::{self, IterationInfo, Limits, MAX_DEPTH, OnFail, Score, SearchOptions};
@@ -348,7 +348,14 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
         })?,
         None => OnFailArg::Rollback,
     };
-    let pos = resolve_position(&args.position)?;
+    // The positions before the searched one (`--moves`) count for repetitions.
+    let (root, moves) = resolve_root(&args.position)?;
+    let mut pos = root;
+    let mut history = Vec::with_capacity(moves.len());
+    for &mv in &moves {
+        history.push(pos.hash());
+        pos = pos.play_unchecked(mv);
+    }
     let mut tt = if args.no_tt {
         None
     } else {
@@ -370,7 +377,7 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
 
     let mut iterations = Vec::new();
     let mut write_error = None;
-    let result = search::search(&pos, &[], &limits, tt.as_mut(), &options, |info| {
+    let result = search::search(&pos, &history, &limits, tt.as_mut(), &options, |info| {
         if args.json {
             iterations.push(info.clone());
         } else if write_error.is_none()
