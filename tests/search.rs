@@ -9,7 +9,7 @@ use perft::suite::EpdRecord;
 use perft::tt::Tt;
 use perft::{Move, MoveKind, Piece, Position, Square};
 
-use crate::common::{load, run_perft, stderr, stdout};
+use crate::common::{load, run_perft, run_perft_env, stderr, stdout};
 
 /// The legal move `san` names in `pos` (SAN as python-chess writes it; `+#!?`
 /// ignored), if exactly one does.
@@ -647,6 +647,139 @@ fn cli_moves_count_for_repetitions() {
     assert_eq!(with_moves["fen"], PERPETUAL.replace(" 0 1", " 4 3"));
     let bare = json(&run_perft(&["search", PERPETUAL, "--depth", "1", "--json"]));
     assert!(bare["score"]["cp"].as_i64().unwrap() < -200, "{bare}");
+}
+
+/// The replies of one `go` in a `perft uci` session: its `info` lines and
+/// the move of its `bestmove` line.
+struct Go<'a> {
+    infos: Vec<&'a str>,
+    bestmove: &'a str,
+}
+
+/// Splits a `perft uci` transcript into the replies of its `go` commands.
+fn go_replies(text: &str) -> Vec<Go<'_>> {
+    let mut out = Vec::new();
+    let mut infos = Vec::new();
+    for line in text.lines() {
+        if let Some(mv) = line.strip_prefix("bestmove ") {
+            out.push(Go {
+                infos: std::mem::take(&mut infos),
+                bestmove: mv,
+            });
+        } else if line.starts_with("info depth ") {
+            infos.push(line);
+        }
+    }
+    out
+}
+
+/// The value after `field` in an info line.
+fn info_field<'a>(line: &'a str, field: &str) -> &'a str {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let i = words
+        .iter()
+        .position(|&w| w == field)
+        .unwrap_or_else(|| panic!("{field} in {line}"));
+    words[i + 1]
+}
+
+#[test]
+fn uci_go_depth_nodes_and_movetime_run_the_search() {
+    // Through the binary: two mates of each length from mates.epd at depth
+    // 2*dm - 1, then the first mate in 2 after its first two pv moves (mate
+    // in 1 left, the game moves given by `position ... moves`), a node
+    // budget, a time budget, and a checkmated root.
+    let all = mates();
+    let mut picked: Vec<&Mate> = Vec::new();
+    for dm in 1..=4 {
+        picked.extend(all.iter().filter(|m| m.dm == dm).take(2));
+    }
+    let mut input = String::from("uci\nisready\n");
+    for m in &picked {
+        input += &format!(
+            "ucinewgame\nposition fen {}\ngo depth {}\n",
+            m.record.position.to_fen(),
+            2 * m.dm - 1
+        );
+    }
+    let m2 = picked.iter().find(|m| m.dm == 2).unwrap();
+    let pv: Vec<&str> = m2.record.op("pv").unwrap().split_whitespace().collect();
+    let first = san_to_move(&m2.record.position, pv[0]).unwrap();
+    let after = m2.record.position.play_unchecked(first);
+    let reply = san_to_move(&after, pv[1]).unwrap();
+    input += &format!(
+        "position fen {} moves {} {}\ngo depth 3\n",
+        m2.record.position.to_fen(),
+        first.to_uci(false),
+        reply.to_uci(false)
+    );
+    let m1 = picked[0];
+    input += &format!(
+        "position fen {}\ngo nodes 5000\ngo movetime 300\n",
+        m1.record.position.to_fen()
+    );
+    input += "position fen rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\ngo depth 3\nquit\n";
+
+    let out = run_perft_env(&["uci"], &[], Some(&input));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("uciok\nreadyok\n"), "{text}");
+    let replies = go_replies(&text);
+    assert_eq!(replies.len(), picked.len() + 4, "{text}");
+
+    for (m, go) in picked.iter().zip(&replies) {
+        let depth = 2 * m.dm - 1;
+        // One info line per iteration, depths 1 to 2*dm - 1, all fields.
+        assert_eq!(go.infos.len() as u32, depth, "{}: {text}", label(&m.record));
+        for (d, line) in go.infos.iter().enumerate() {
+            assert_eq!(info_field(line, "depth"), (d + 1).to_string(), "{line}");
+            for field in ["score", "nodes", "nps", "time", "pv"] {
+                info_field(line, field);
+            }
+        }
+        let last_info = go.infos.last().unwrap();
+        assert!(
+            last_info.contains(&format!(" score mate {} ", m.dm)),
+            "{}: {last_info}",
+            label(&m.record)
+        );
+        assert!(
+            bm_uci(m).contains(&go.bestmove.to_string()),
+            "{}: bestmove {} not in {:?}",
+            label(&m.record),
+            go.bestmove,
+            m.record.op("bm")
+        );
+    }
+    let rest = &replies[picked.len()..];
+    // After the first two pv moves: mate in 1 (the pv reply is Stockfish's
+    // best defence); bm lists root moves only, so check that the move mates.
+    assert!(
+        rest[0].infos.last().unwrap().contains(" score mate 1 "),
+        "{text}"
+    );
+    let end = after.play_unchecked(reply);
+    let mv = end.parse_uci(rest[0].bestmove).expect("legal bestmove");
+    let mated = end.play_unchecked(mv);
+    assert!(mated.in_check() && mated.legal_moves().is_empty(), "{text}");
+    // A node budget: a legal move, and no info line past the budget.
+    let pos1 = m1.record.position;
+    assert!(pos1.parse_uci(rest[1].bestmove).is_some(), "{text}");
+    for line in &rest[1].infos {
+        assert!(
+            info_field(line, "nodes").parse::<u64>().unwrap() <= 5000,
+            "{line}"
+        );
+    }
+    // A time budget: deep enough for the mate in 1.
+    assert!(
+        rest[2].infos.last().unwrap().contains(" score mate 1 "),
+        "{text}"
+    );
+    assert!(bm_uci(m1).contains(&rest[2].bestmove.to_string()), "{text}");
+    // Fool's mate: no legal move.
+    assert_eq!(rest[3].infos, ["info depth 0 score mate 0"], "{text}");
+    assert_eq!(rest[3].bestmove, "(none)");
 }
 
 #[test]
