@@ -441,8 +441,9 @@ fn reference_positions() -> Vec<(String, Position)> {
 
 /// Depth 4: a repetition below the root that depends on the path to a node
 /// (graph history interaction, the one way a TT can change a fixed-depth
-/// score) needs a position at ply s >= 1 repeated at ply s + 4 <= depth, so
-/// at depth 4 only the root can be repeated, and it is on every path.
+/// score) needs a position at ply s >= 1 repeated at ply s + 4 <= depth
+/// (draws are checked down to the horizon, not deeper in quiescence), so at
+/// depth 4 only the root can be repeated, and it is on every path.
 const REFERENCE_DEPTH: u32 = 4;
 
 #[test]
