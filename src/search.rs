@@ -481,7 +481,8 @@ struct Searcher<'a> {
     deadline: Option<Instant>,
     stop_flag: Option<Arc<AtomicBool>>,
     stopped: bool,
-    /// Keys of the game history and of the current path, root excluded.
+    /// Keys of the game history and of the main-search path down to the
+    /// parent of the current node.
     keys: Vec<u64>,
     killers: Vec<[Move; 2]>,
     pv: Vec<[Move; MAX_PLY + 1]>,
@@ -559,7 +560,7 @@ impl Searcher<'_> {
     ) -> i32 {
         self.pv_len[ply] = 0;
         if depth <= 0 {
-            return self.quiesce(pos, alpha, beta, ply);
+            return self.quiesce(pos, alpha, beta, ply, true);
         }
         if self.enter_node() {
             return 0;
@@ -683,12 +684,32 @@ impl Searcher<'_> {
     /// Captures (and queen promotions) only, standing pat on the static
     /// evaluation, except in check: then every evasion is searched and no
     /// legal move means checkmate.
-    fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    ///
+    /// `horizon`: this is the depth-0 node of the main search (not a
+    /// quiescence child), where draws are checked as in the main search.
+    fn quiesce(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        horizon: bool,
+    ) -> i32 {
         self.pv_len[ply] = 0;
         if self.enter_node() {
             return 0;
         }
         self.stats.qnodes += 1;
+        // At the horizon draws count as in the main search, so that a move
+        // into a repetition or onto the 100th half-move is a draw even in a
+        // depth-1 search. Not deeper: only check evasions could repeat there,
+        // and stopping at the horizon keeps every repetition within `depth`
+        // plies of the root (see the reference mode in the module docs).
+        // The horizon is never the root.
+        debug_assert!(ply > 0 || !horizon);
+        if horizon && self.is_draw(pos) {
+            return 0;
+        }
         if ply >= MAX_PLY {
             return evaluate(pos);
         }
@@ -715,7 +736,7 @@ impl Searcher<'_> {
         for i in 0..moves.len() {
             let mv = pick(&mut moves, &mut order, i);
             let child = pos.play_unchecked(mv);
-            let score = -self.quiesce(&child, -beta, -alpha, ply + 1);
+            let score = -self.quiesce(&child, -beta, -alpha, ply + 1, false);
             if self.stopped {
                 return 0;
             }

@@ -9,7 +9,7 @@ use perft::suite::EpdRecord;
 use perft::tt::Tt;
 use perft::{Move, MoveKind, Piece, Position, Square};
 
-use crate::common::{load, run_perft, stderr, stdout};
+use crate::common::{load, run_perft, run_perft_env, stderr, stdout};
 
 /// The legal move `san` names in `pos` (SAN as python-chess writes it; `+#!?`
 /// ignored), if exactly one does.
@@ -148,6 +148,25 @@ fn check_mate_found(m: &Mate, r: &SearchResult, mode: &str) -> Result<(), String
     let best = r
         .best_move
         .ok_or_else(|| format!("{} [{mode}]: no best move", label(&m.record)))?;
+    // The PV is a legal line from the root, led by the best move.
+    let mut pos = m.record.position;
+    for (i, &mv) in r.pv.iter().enumerate() {
+        if !pos.is_legal(mv) {
+            return Err(format!(
+                "{} [{mode}]: pv move {} ({}) is illegal",
+                label(&m.record),
+                i + 1,
+                mv.to_uci(false)
+            ));
+        }
+        pos = pos.play_unchecked(mv);
+    }
+    if r.pv.first() != Some(&best) {
+        return Err(format!(
+            "{} [{mode}]: pv does not start with the best move",
+            label(&m.record)
+        ));
+    }
     if r.score != Some(Score::Mate(m.dm as i32)) || !m.bm.contains(&best) {
         return Err(format!(
             "{} [{mode}]: got score {:?} bestmove {}, want mate {} with one of {:?}",
@@ -161,6 +180,24 @@ fn check_mate_found(m: &Mate, r: &SearchResult, mode: &str) -> Result<(), String
     Ok(())
 }
 
+/// Without a TT nothing cuts the PV short: it is the whole mate, 2·dm − 1
+/// plies ending in checkmate (the triangular PV table at work).
+fn check_pv_mates(m: &Mate, r: &SearchResult) -> Result<(), String> {
+    let pos =
+        r.pv.iter()
+            .fold(m.record.position, |p, &mv| p.play_unchecked(mv));
+    if r.pv.len() as u32 != 2 * m.dm - 1 || !pos.in_check() || !pos.legal_moves().is_empty() {
+        let pv: Vec<String> = r.pv.iter().map(|mv| mv.to_uci(false).to_string()).collect();
+        return Err(format!(
+            "{} [tt off]: pv {} is not a mate in {}",
+            label(&m.record),
+            pv.join(" "),
+            m.dm
+        ));
+    }
+    Ok(())
+}
+
 #[test]
 fn all_77_mates_are_solved_at_depth_2dm_minus_1_with_tt_on_and_off() {
     let all = mates();
@@ -169,7 +206,9 @@ fn all_77_mates_are_solved_at_depth_2dm_minus_1_with_tt_on_and_off() {
         .flat_map_iter(|m| {
             let mut out = Vec::new();
             let default = SearchOptions::default();
-            out.push(check_mate_found(m, &solve(m, None, &default), "tt off"));
+            let r = solve(m, None, &default);
+            out.push(check_mate_found(m, &r, "tt off"));
+            out.push(check_pv_mates(m, &r));
             for (mode, options) in [
                 ("tt on, rollback", default.clone()),
                 (
@@ -237,6 +276,152 @@ fn any_aspiration_width_and_node_budget_is_safe() {
     assert!(pos.is_legal(r.best_move.unwrap()));
 }
 
+// ----- search rules: draws, collisions, the PV -----
+
+fn search_no_tt(pos: &Position, history: &[u64], depth: u32) -> SearchResult {
+    search::search(
+        pos,
+        history,
+        &Limits::depth(depth),
+        None,
+        &SearchOptions::default(),
+        |_| {},
+    )
+    .unwrap()
+}
+
+fn uci(pos: &Position, text: &str) -> Move {
+    pos.parse_uci(text)
+        .unwrap_or_else(|| panic!("{text} not legal in {}", pos.to_fen()))
+}
+
+/// White is a rook and pawns down but has a perpetual check: Qe8+ Kh7 Qh5+
+/// Kg8 repeats (Stockfish 15.1: `score cp 0`, `bestmove h5e8`).
+const PERPETUAL: &str = "6k1/ppp3p1/8/7Q/8/rr6/6PP/7K w - - 0 1";
+
+#[test]
+fn a_position_of_the_game_history_repeated_is_a_draw() {
+    let start = Position::from_fen(PERPETUAL).unwrap();
+    // Without history, depth 1 cannot see the perpetual: White is lost.
+    let r = search_no_tt(&start, &[], 1);
+    assert!(
+        matches!(r.score, Some(Score::Cp(cp)) if cp < -200),
+        "{:?}",
+        r.score
+    );
+    // The same position after Qe8+ Kh7 Qh5+ Kg8: Qe8+ now repeats a game
+    // position at ply 1, a draw, the best White has.
+    let mut pos = start;
+    let mut history = Vec::new();
+    for mv in ["h5e8", "g8h7", "e8h5", "h7g8"] {
+        history.push(pos.hash());
+        pos = pos.play_unchecked(uci(&pos, mv));
+    }
+    assert_eq!(pos.hash(), start.hash());
+    let r = search_no_tt(&pos, &history, 1);
+    assert_eq!(r.score, Some(Score::Cp(0)));
+    assert_eq!(r.best_move_uci(), "h5e8");
+    // Deep enough, the search finds the repetition in its own tree (the root
+    // comes back at ply 4), with and without a TT.
+    let r = search_no_tt(&start, &[], 5);
+    assert_eq!(
+        (r.score, r.best_move_uci()),
+        (Some(Score::Cp(0)), "h5e8".into())
+    );
+    let mut tt = Tt::new(1 << 20).unwrap();
+    let r = search::search(
+        &start,
+        &[],
+        &Limits::depth(6),
+        Some(&mut tt),
+        &SearchOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(
+        (r.score, r.best_move_uci()),
+        (Some(Score::Cp(0)), "h5e8".into())
+    );
+}
+
+#[test]
+fn fifty_move_rule_draws_unless_the_last_move_mates() {
+    // Two black queens against a bare king: lost, unless the halfmove clock
+    // is at 99 and White's move (Kg1, the only one) reaches 100.
+    let lost = Position::from_fen("k7/8/8/8/8/8/qq6/7K w - - 0 80").unwrap();
+    for depth in 1..=3 {
+        let r = search_no_tt(&lost, &[], depth);
+        assert!(
+            matches!(r.score, Some(Score::Cp(cp)) if cp < -1000)
+                || matches!(r.score, Some(Score::Mate(n)) if n < 0),
+            "depth {depth}: {:?}",
+            r.score
+        );
+    }
+    let drawn = Position::from_fen("k7/8/8/8/8/8/qq6/7K w - - 99 80").unwrap();
+    for depth in 1..=4 {
+        assert_eq!(search_no_tt(&drawn, &[], depth).score, Some(Score::Cp(0)));
+    }
+    // mates.epd 00OPk with the clock at 99: Nf7# is the 100th half-move and
+    // still mates (every other move draws).
+    let mate = Position::from_fen("6rk/7p/R2N3P/3r4/1P5K/P7/8/8 w - - 99 51").unwrap();
+    for depth in 1..=3 {
+        let r = search_no_tt(&mate, &[], depth);
+        assert_eq!(r.score, Some(Score::Mate(1)), "depth {depth}");
+        assert_eq!(r.best_move_uci(), "d6f7");
+    }
+}
+
+#[test]
+fn a_tt_entry_whose_move_is_illegal_is_a_collision_and_is_ignored() {
+    // A mate in 1. Before the search, every child of the root gets an entry
+    // (exact, the depth the second iteration searches it to) claiming that
+    // the side to move there mates in one: if the search trusted those
+    // entries, every root move would lose. Their move is the root move itself,
+    // illegal in the child (its origin is empty now), so they must read as a
+    // key collision and be ignored.
+    let m = first_mate(1);
+    let pos = m.record.position;
+    let run = |colliding: bool| {
+        let mut tt = Tt::new(1 << 20).unwrap();
+        let txn = tt.begin().unwrap();
+        for &mv in pos.legal_moves().iter() {
+            let child = pos.play_unchecked(mv);
+            let data = perft::tt::TtData {
+                mv: if colliding { mv } else { Move::NONE },
+                score: (search::MATE - 1) as i16,
+                depth: 1,
+                bound: perft::tt::Bound::Exact,
+            };
+            tt.store(txn, child.hash(), data).unwrap();
+        }
+        tt.commit(txn).unwrap();
+        // Reference mode: pure alpha-beta, so an exact entry of equal depth
+        // cuts off wherever it is found.
+        search::search(
+            &pos,
+            &[],
+            &Limits::depth(2),
+            Some(&mut tt),
+            &SearchOptions::reference(0, OnFail::Rollback),
+            |_| {},
+        )
+        .unwrap()
+    };
+    let r = run(true);
+    check_mate_found(&m, &r, "colliding entries").unwrap();
+    assert!(
+        r.stats.tt_collisions >= pos.legal_moves().len() as u64,
+        "{:?}",
+        r.stats
+    );
+    // The control: the same entries with no move to check are trusted, and
+    // they do mislead the search, so the test above has teeth.
+    let r = run(false);
+    assert_eq!(r.score, Some(Score::Mate(-1)), "{:?}", r.stats);
+    assert_eq!(r.stats.tt_collisions, 0);
+}
+
 // ----- the root score does not depend on the TT (reference mode) -----
 
 /// At least 30 positions from `positions/*.epd`: all of `standard.epd` and
@@ -256,8 +441,9 @@ fn reference_positions() -> Vec<(String, Position)> {
 
 /// Depth 4: a repetition below the root that depends on the path to a node
 /// (graph history interaction, the one way a TT can change a fixed-depth
-/// score) needs a position at ply s >= 1 repeated at ply s + 4 <= depth, so
-/// at depth 4 only the root can be repeated, and it is on every path.
+/// score) needs a position at ply s >= 1 repeated at ply s + 4 <= depth
+/// (draws are checked down to the horizon, not deeper in quiescence), so at
+/// depth 4 only the root can be repeated, and it is on every path.
 const REFERENCE_DEPTH: u32 = 4;
 
 #[test]
@@ -450,6 +636,154 @@ fn cli_one_cp_window_with_rollback_rolls_back_and_agrees_with_no_tt() {
 }
 
 #[test]
+fn cli_moves_count_for_repetitions() {
+    // PERPETUAL after Qe8+ Kh7 Qh5+ Kg8 is PERPETUAL again: with the moves
+    // played by --moves, Qe8+ repeats a game position, a draw even at depth 1;
+    // from the bare FEN, depth 1 sees only the material.
+    let with_moves = json(&run_perft(&[
+        "search", PERPETUAL, "--moves", "h5e8", "g8h7", "e8h5", "h7g8", "--depth", "1", "--json",
+    ]));
+    assert_eq!(with_moves["score"]["cp"], 0, "{with_moves}");
+    assert_eq!(with_moves["bestmove"], "h5e8");
+    assert_eq!(with_moves["fen"], PERPETUAL.replace(" 0 1", " 4 3"));
+    let bare = json(&run_perft(&["search", PERPETUAL, "--depth", "1", "--json"]));
+    assert!(bare["score"]["cp"].as_i64().unwrap() < -200, "{bare}");
+}
+
+/// The replies of one `go` in a `perft uci` session: its `info` lines and
+/// the move of its `bestmove` line.
+struct Go<'a> {
+    infos: Vec<&'a str>,
+    bestmove: &'a str,
+}
+
+/// Splits a `perft uci` transcript into the replies of its `go` commands.
+fn go_replies(text: &str) -> Vec<Go<'_>> {
+    let mut out = Vec::new();
+    let mut infos = Vec::new();
+    for line in text.lines() {
+        if let Some(mv) = line.strip_prefix("bestmove ") {
+            out.push(Go {
+                infos: std::mem::take(&mut infos),
+                bestmove: mv,
+            });
+        } else if line.starts_with("info depth ") {
+            infos.push(line);
+        }
+    }
+    out
+}
+
+/// The value after `field` in an info line.
+fn info_field<'a>(line: &'a str, field: &str) -> &'a str {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let i = words
+        .iter()
+        .position(|&w| w == field)
+        .unwrap_or_else(|| panic!("{field} in {line}"));
+    words[i + 1]
+}
+
+#[test]
+fn uci_go_depth_nodes_and_movetime_run_the_search() {
+    // Through the binary: two mates of each length from mates.epd at depth
+    // 2*dm - 1, then the first mate in 2 after its first two pv moves (mate
+    // in 1 left, the game moves given by `position ... moves`), a node
+    // budget, a time budget, and a checkmated root.
+    let all = mates();
+    let mut picked: Vec<&Mate> = Vec::new();
+    for dm in 1..=4 {
+        picked.extend(all.iter().filter(|m| m.dm == dm).take(2));
+    }
+    let mut input = String::from("uci\nisready\n");
+    for m in &picked {
+        input += &format!(
+            "ucinewgame\nposition fen {}\ngo depth {}\n",
+            m.record.position.to_fen(),
+            2 * m.dm - 1
+        );
+    }
+    let m2 = picked.iter().find(|m| m.dm == 2).unwrap();
+    let pv: Vec<&str> = m2.record.op("pv").unwrap().split_whitespace().collect();
+    let first = san_to_move(&m2.record.position, pv[0]).unwrap();
+    let after = m2.record.position.play_unchecked(first);
+    let reply = san_to_move(&after, pv[1]).unwrap();
+    input += &format!(
+        "position fen {} moves {} {}\ngo depth 3\n",
+        m2.record.position.to_fen(),
+        first.to_uci(false),
+        reply.to_uci(false)
+    );
+    let m1 = picked[0];
+    input += &format!(
+        "position fen {}\ngo nodes 5000\ngo movetime 300\n",
+        m1.record.position.to_fen()
+    );
+    input += "position fen rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\ngo depth 3\nquit\n";
+
+    let out = run_perft_env(&["uci"], &[], Some(&input));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("uciok\nreadyok\n"), "{text}");
+    let replies = go_replies(&text);
+    assert_eq!(replies.len(), picked.len() + 4, "{text}");
+
+    for (m, go) in picked.iter().zip(&replies) {
+        let depth = 2 * m.dm - 1;
+        // One info line per iteration, depths 1 to 2*dm - 1, all fields.
+        assert_eq!(go.infos.len() as u32, depth, "{}: {text}", label(&m.record));
+        for (d, line) in go.infos.iter().enumerate() {
+            assert_eq!(info_field(line, "depth"), (d + 1).to_string(), "{line}");
+            for field in ["score", "nodes", "nps", "time", "pv"] {
+                info_field(line, field);
+            }
+        }
+        let last_info = go.infos.last().unwrap();
+        assert!(
+            last_info.contains(&format!(" score mate {} ", m.dm)),
+            "{}: {last_info}",
+            label(&m.record)
+        );
+        assert!(
+            bm_uci(m).contains(&go.bestmove.to_string()),
+            "{}: bestmove {} not in {:?}",
+            label(&m.record),
+            go.bestmove,
+            m.record.op("bm")
+        );
+    }
+    let rest = &replies[picked.len()..];
+    // After the first two pv moves: mate in 1 (the pv reply is Stockfish's
+    // best defence); bm lists root moves only, so check that the move mates.
+    assert!(
+        rest[0].infos.last().unwrap().contains(" score mate 1 "),
+        "{text}"
+    );
+    let end = after.play_unchecked(reply);
+    let mv = end.parse_uci(rest[0].bestmove).expect("legal bestmove");
+    let mated = end.play_unchecked(mv);
+    assert!(mated.in_check() && mated.legal_moves().is_empty(), "{text}");
+    // A node budget: a legal move, and no info line past the budget.
+    let pos1 = m1.record.position;
+    assert!(pos1.parse_uci(rest[1].bestmove).is_some(), "{text}");
+    for line in &rest[1].infos {
+        assert!(
+            info_field(line, "nodes").parse::<u64>().unwrap() <= 5000,
+            "{line}"
+        );
+    }
+    // A time budget: deep enough for the mate in 1.
+    assert!(
+        rest[2].infos.last().unwrap().contains(" score mate 1 "),
+        "{text}"
+    );
+    assert!(bm_uci(m1).contains(&rest[2].bestmove.to_string()), "{text}");
+    // Fool's mate: no legal move.
+    assert_eq!(rest[3].infos, ["info depth 0 score mate 0"], "{text}");
+    assert_eq!(rest[3].bestmove, "(none)");
+}
+
+#[test]
 fn cli_node_and_time_limits_stop_with_a_legal_move() {
     let pos = Position::from_fen(perft::fen::KIWIPETE).unwrap();
     let out = run_perft(&["search", "kiwipete", "--nodes", "5000", "--json"]);
@@ -494,44 +828,97 @@ fn cli_checkmated_and_stalemated_roots_have_no_best_move() {
 
 #[test]
 fn cli_bad_flags_are_one_line_errors_with_exit_code_2() {
-    let cases: [(&[&str], &str); 13] = [
-        (&["--tt", "64XB"], "--tt"),
+    // Every bad value or combination, negative numbers and conflicting
+    // limits included, is exactly one line on stderr naming the flag, exit
+    // code 2, nothing on stdout.
+    let cases: [(&[&str], &str); 26] = [
+        (&["--tt", "64XB"], "--tt: bad size '64XB'"),
+        (&["--tt", "5XB"], "--tt: bad size '5XB'"),
         (&["--tt", "64MB"], "binary units"),
-        (&["--tt", "12"], ""),
+        (&["--tt", "-1"], "--tt: bad size '-1'"),
         (&["--tt", "0"], "too small"),
         (&["--tt", "1TiB"], "memory"),
         (&["--tt", "99999999999TiB"], "too large"),
-        (&["--depth", "0"], "--depth"),
+        (
+            &["--depth", "0"],
+            "--depth: expected a whole number of plies, 1 to 100, got '0'",
+        ),
+        (
+            &["--depth", "-1"],
+            "--depth: expected a whole number of plies, 1 to 100, got '-1'",
+        ),
         (&["--depth", "101"], "--depth"),
-        (&["--nodes", "0"], "--nodes"),
-        (&["--aspiration", "-5"], "--aspiration"),
-        (&["--on-fail", "maybe"], "--on-fail"),
-        (&["--depth", "3", "--nodes", "10"], "--nodes"),
-        (&["--no-tt", "--tt", "1MiB"], "--tt"),
+        (&["--depth", "x"], "--depth"),
+        (
+            &["--nodes", "0"],
+            "--nodes: expected a whole number of nodes, at least 1",
+        ),
+        (&["--nodes", "-1"], "--nodes"),
+        (&["--movetime", "0"], "--movetime"),
+        (&["--movetime", "-5"], "--movetime"),
+        (
+            &["--aspiration", "-5"],
+            "--aspiration: expected a whole number of centipawns, 0 to 10000, got '-5'",
+        ),
+        (&["--aspiration", "10001"], "--aspiration"),
+        (
+            &["--on-fail", "maybe"],
+            "--on-fail: expected rollback or commit, got 'maybe'",
+        ),
+        (
+            &["--depth", "3", "--nodes", "10"],
+            "alternatives: give one (got --depth, --nodes)",
+        ),
+        (
+            &["--depth", "3", "--movetime", "10"],
+            "(got --depth, --movetime)",
+        ),
+        (
+            &["--nodes", "3", "--movetime", "10"],
+            "(got --nodes, --movetime)",
+        ),
+        (
+            &["--no-tt", "--tt", "1MiB"],
+            "--tt and --no-tt given together",
+        ),
+        (
+            &["--no-tt", "--on-fail", "commit"],
+            "--on-fail and --no-tt given together",
+        ),
+        (
+            &["--moves", "e2e5"],
+            "--moves: move 1 'e2e5' is not a legal move",
+        ),
+        (&["--chess960", "--moves", "e1g1"], "--moves"),
+        (&["--depth", "1", "--tt", "12"], ""),
     ];
     for (args, needle) in cases {
         let mut argv = vec!["search", "kiwipete"];
         argv.extend_from_slice(args);
-        if args == ["--tt", "12"] {
-            // A bare number is MiB: valid. Keep the run short.
-            argv.extend_from_slice(&["--depth", "1"]);
-            let out = run_perft(&argv);
-            assert_eq!(out.status.code(), Some(0), "{argv:?}: {}", stderr(&out));
-            continue;
-        }
         let out = run_perft(&argv);
         let err = stderr(&out);
+        if needle.is_empty() {
+            // A bare number is MiB: valid.
+            assert_eq!(out.status.code(), Some(0), "{argv:?}: {err}");
+            continue;
+        }
         assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
         assert!(stdout(&out).is_empty(), "{argv:?}");
-        assert!(!err.contains("panicked"), "{argv:?}: {err}");
-        let first = err.lines().next().unwrap_or_default();
-        assert!(first.starts_with("error:"), "{argv:?}: {err}");
-        assert!(first.contains(needle), "{argv:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{argv:?}: {err}");
+        assert!(err.starts_with("error: "), "{argv:?}: {err}");
+        assert!(err.contains(needle), "{argv:?}: {err}");
     }
-    // Our own validation errors are exactly one line.
-    let out = run_perft(&["search", "kiwipete", "--tt", "64XB"]);
-    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
-    // A bad position is an input error too.
-    let out = run_perft(&["search", "not/a/fen w - -"]);
-    assert_eq!(out.status.code(), Some(2));
+    // Bad positions are one-line input errors too.
+    for position in [
+        "not a fen",
+        "not/a/fen w - -",
+        "8/8/8/8/8/8/8/Kk6 w - - 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1",
+    ] {
+        let out = run_perft(&["search", position, "--depth", "1"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{position}: {err}");
+        assert_eq!(err.lines().count(), 1, "{position}: {err}");
+        assert!(stdout(&out).is_empty(), "{position}");
+    }
 }

@@ -103,7 +103,7 @@ crashed, timed out, or bad input).",
         after_help = "Examples:\n  perft perftree 3 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' 'e2e4 e7e5'\n\nWrapper script for perftree-cli (save as perft-perftree.sh, chmod +x):\n  #!/bin/sh\n  exec perft perftree \"$@\""
     )]
     Perftree(perftree::PerftreeArgs),
-    /// Run as a UCI engine on stdin/stdout (`go perft N` in Stockfish's format).
+    /// Run as a UCI engine on stdin/stdout (`go perft N` in Stockfish's format; `go depth N` searches).
     #[command(
         after_help = "Examples:\n  printf 'position startpos moves e2e4\\ngo perft 4\\nquit\\n' | perft uci\n  perft compare 4 --engine 'perft uci'"
     )]

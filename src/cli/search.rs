@@ -4,13 +4,15 @@
 //! TT, print one UCI `info` line per completed iteration, a TT line and
 //! `bestmove` (or one JSON object with `--json`).
 
+use std::str::FromStr;
 use std::time::Duration;
 
-use clap::{ArgGroup, Args, ValueEnum};
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::output::{write_json, write_out};
-use super::{PositionArgs, resolve_position};
+use super::{PositionArgs, resolve_root};
 use crate::error::{EXIT_OK, Error};
 use crate::report::Header;
 use crate::search::{self, IterationInfo, Limits, MAX_DEPTH, OnFail, Score, SearchOptions};
@@ -24,35 +26,42 @@ pub const DEFAULT_TT: &str = "16MiB";
 pub const MAX_ASPIRATION: u32 = 10_000;
 
 /// `perft search` arguments.
+///
+/// The numbers, the size and the policy are taken as text and checked by
+/// [`run_search`], and the alternatives (`--depth | --nodes | --movetime`,
+/// `--tt | --no-tt`) are checked there too, so that every bad value or
+/// combination, a negative number included, is one line on stderr (clap's own
+/// errors add usage lines, and read `--depth -1` as an unknown flag `-1`).
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("limit").args(["depth", "nodes", "movetime"])))]
 pub struct SearchArgs {
     /// Position and moves.
     #[command(flatten)]
     pub position: PositionArgs,
     /// Search to this depth in plies (1 to 100). Default when no limit is
-    /// given: 6.
-    #[arg(long, value_name = "N")]
-    pub depth: Option<u32>,
-    /// Stop after about N nodes.
-    #[arg(long, value_name = "N")]
-    pub nodes: Option<u64>,
-    /// Stop after MS milliseconds.
-    #[arg(long, value_name = "MS")]
-    pub movetime: Option<u64>,
+    /// given: 6. `--depth`, `--nodes` and `--movetime` are alternatives.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub depth: Option<String>,
+    /// Stop after about N nodes (at least 1).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub nodes: Option<String>,
+    /// Stop after MS milliseconds (at least 1).
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    pub movetime: Option<String>,
     /// TT size with a unit: B, KiB, MiB, GiB (a bare number means MiB).
     /// Default: 16MiB.
-    #[arg(long, value_name = "SIZE", conflicts_with = "no_tt")]
+    #[arg(long, value_name = "SIZE", allow_negative_numbers = true)]
     pub tt: Option<String>,
     /// Search without a TT.
     #[arg(long)]
     pub no_tt: bool,
-    /// Aspiration half-width in centipawns (0 = full window).
-    #[arg(long, value_name = "CP", allow_negative_numbers = true, default_value_t = search::DEFAULT_ASPIRATION as u32)]
-    pub aspiration: u32,
+    /// Aspiration half-width in centipawns, 0 to 10000 (0 = full window).
+    /// Default: 50.
+    #[arg(long, value_name = "CP", allow_negative_numbers = true)]
+    pub aspiration: Option<String>,
     /// What to do with the TT entries of a failed aspiration window.
-    #[arg(long, value_enum, value_name = "POLICY", default_value_t = OnFailArg::Rollback, conflicts_with = "no_tt")]
-    pub on_fail: OnFailArg,
+    /// Default: rollback.
+    #[arg(long, value_name = "POLICY", value_parser = PolicyText)]
+    pub on_fail: Option<String>,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -72,6 +81,54 @@ impl From<OnFailArg> for OnFail {
         match a {
             OnFailArg::Rollback => OnFail::Rollback,
             OnFailArg::Commit => OnFail::Commit,
+        }
+    }
+}
+
+/// Takes `--on-fail` as text (checked by [`run_search`], so a bad value is a
+/// one-line error) while offering [`OnFailArg`]'s values to `--help` and to
+/// shell completions.
+#[derive(Clone, Copy, Debug)]
+struct PolicyText;
+
+impl TypedValueParser for PolicyText {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            OnFailArg::value_variants()
+                .iter()
+                .filter_map(ValueEnum::to_possible_value),
+        ))
+    }
+}
+
+/// Parses the value of `flag`: a whole number from `min` (to `max`, if
+/// given), else a one-line usage error naming the flag, the range and the
+/// text given.
+fn number<T>(flag: &str, text: &str, unit: &str, min: T, max: Option<T>) -> Result<T, Error>
+where
+    T: FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    match text.trim().parse::<T>() {
+        Ok(n) if n >= min && max.is_none_or(|m| n <= m) => Ok(n),
+        _ => {
+            let range = match max {
+                Some(m) => format!("{min} to {m}"),
+                None => format!("at least {min}"),
+            };
+            Err(Error::Usage(format!(
+                "{flag}: expected a whole number of {unit}, {range}, got '{text}'"
+            )))
         }
     }
 }
@@ -242,26 +299,63 @@ fn tt_report(tt: &Tt, s: &TtStats, on_fail: OnFail) -> TtReport {
 
 /// Runs `perft search`.
 pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
-    if let Some(d) = args.depth
-        && !(1..=MAX_DEPTH).contains(&d)
-    {
+    let given: Vec<&str> = [
+        ("--depth", args.depth.is_some()),
+        ("--nodes", args.nodes.is_some()),
+        ("--movetime", args.movetime.is_some()),
+    ]
+    .iter()
+    .filter_map(|&(flag, on)| on.then_some(flag))
+    .collect();
+    if given.len() > 1 {
         return Err(Error::Usage(format!(
-            "--depth: must be 1 to {MAX_DEPTH}, got {d}"
+            "--depth, --nodes and --movetime are alternatives: give one (got {})",
+            given.join(", ")
         )));
     }
-    if args.nodes == Some(0) {
-        return Err(Error::Usage("--nodes: must be at least 1".into()));
+    if args.no_tt && args.tt.is_some() {
+        return Err(Error::Usage(
+            "--tt and --no-tt given together: give a size or no TT, not both".into(),
+        ));
     }
-    if args.movetime == Some(0) {
-        return Err(Error::Usage("--movetime: must be at least 1 ms".into()));
+    if args.no_tt && args.on_fail.is_some() {
+        return Err(Error::Usage(
+            "--on-fail and --no-tt given together: without a TT there is nothing to roll back or commit".into(),
+        ));
     }
-    if args.aspiration > MAX_ASPIRATION {
-        return Err(Error::Usage(format!(
-            "--aspiration: must be 0 to {MAX_ASPIRATION} centipawns, got {}",
-            args.aspiration
-        )));
+    let depth = args
+        .depth
+        .as_deref()
+        .map(|t| number("--depth", t, "plies", 1, Some(MAX_DEPTH)))
+        .transpose()?;
+    let nodes = args
+        .nodes
+        .as_deref()
+        .map(|t| number("--nodes", t, "nodes", 1u64, None))
+        .transpose()?;
+    let movetime = args
+        .movetime
+        .as_deref()
+        .map(|t| number("--movetime", t, "milliseconds", 1u64, None))
+        .transpose()?;
+    let aspiration = match args.aspiration.as_deref() {
+        Some(t) => number("--aspiration", t, "centipawns", 0, Some(MAX_ASPIRATION))?,
+        None => search::DEFAULT_ASPIRATION as u32,
+    };
+    let on_fail = match args.on_fail.as_deref() {
+        Some(t) => <OnFailArg as ValueEnum>::from_str(t.trim(), true).map_err(|_| {
+            Error::Usage(format!("--on-fail: expected rollback or commit, got '{t}'"))
+        })?,
+        None => OnFailArg::Rollback,
+    };
+    // The positions before the searched one (`--moves`) count for repetitions.
+    let (root, moves) = resolve_root(&args.position)?;
+    let mut pos = root;
+    let mut history = Vec::with_capacity(moves.len());
+    for &mv in &moves {
+        history.push(pos.hash());
+        pos = pos.play_unchecked(mv);
     }
-    let pos = resolve_position(&args.position)?;
     let mut tt = if args.no_tt {
         None
     } else {
@@ -269,23 +363,21 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
     };
     debug_assert!(tt.as_ref().is_none_or(|t| t.status_slots() == STATUS_SLOTS));
     let limits = Limits {
-        depth: args
-            .depth
-            .or_else(|| (args.nodes.is_none() && args.movetime.is_none()).then_some(DEFAULT_DEPTH)),
-        nodes: args.nodes,
-        movetime: args.movetime.map(Duration::from_millis),
+        depth: depth.or_else(|| (nodes.is_none() && movetime.is_none()).then_some(DEFAULT_DEPTH)),
+        nodes,
+        movetime: movetime.map(Duration::from_millis),
         stop: None,
     };
-    let on_fail = OnFail::from(args.on_fail);
+    let on_fail = OnFail::from(on_fail);
     let options = SearchOptions {
-        aspiration: args.aspiration as i32,
+        aspiration: aspiration as i32,
         on_fail,
         ..SearchOptions::default()
     };
 
     let mut iterations = Vec::new();
     let mut write_error = None;
-    let result = search::search(&pos, &[], &limits, tt.as_mut(), &options, |info| {
+    let result = search::search(&pos, &history, &limits, tt.as_mut(), &options, |info| {
         if args.json {
             iterations.push(info.clone());
         } else if write_error.is_none()
@@ -305,8 +397,8 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
         fen: pos.to_fen(),
         depth_limit: limits.depth,
         nodes_limit: limits.nodes,
-        movetime_ms: args.movetime,
-        aspiration: args.aspiration,
+        movetime_ms: movetime,
+        aspiration,
         iterations,
         bestmove: result.best_move_uci(),
         score: result.score,

@@ -2,7 +2,9 @@
 //!
 //! Commands: `uci`, `isready`, `ucinewgame`, `position startpos|fen ...
 //! [moves ...]`, `go perft N` (Stockfish's output: `move: count` lines, a
-//! blank line, `Nodes searched: N`, a blank line), `setoption name
+//! blank line, `Nodes searched: N`, a blank line), `go depth N`, `go nodes
+//! N`, `go movetime MS` and clock times (the alpha-beta search of
+//! [`crate::search`]: `info` lines and `bestmove`), `setoption name
 //! Threads|Hash|UCI_Chess960 value V`, `d` (print the FEN), `stop`, `debug`,
 //! `quit`. Unknown commands are ignored as UCI requires, with an `info
 //! string` saying so; nothing the GUI sends makes the loop panic.
@@ -297,7 +299,16 @@ impl UciSession {
             },
         );
         match result {
-            Ok(r) => writeln!(out, "bestmove {}", r.best_move_uci())?,
+            Ok(r) => {
+                if r.depth == 0
+                    && let Some(score) = r.score
+                {
+                    // No legal move: mate 0 or a stalemate's cp 0, as `perft
+                    // search` and Stockfish say it.
+                    writeln!(out, "info depth 0 score {score}")?;
+                }
+                writeln!(out, "bestmove {}", r.best_move_uci())?;
+            }
             Err(e) => {
                 writeln!(out, "info string error: {e}")?;
                 self.tt = None;
