@@ -376,10 +376,9 @@ impl<T: Table> Run<'_, T> {
         }
         let mut nodes = 0u128;
         if depth - 1 < self.min_hash_depth {
-            // The children are not hashed: no keys, plain bulk counting.
-            for_each_child::<S, false>(pos, |child| {
-                nodes += u128::from(perft_side::<S::Other, true>(child, depth - 1));
-            });
+            // The children are not hashed: the unhashed count (no keys, and
+            // the leaf-parent shortcut when this is a leaf parent).
+            nodes = u128::from(perft_side::<S, true>(pos, depth));
         } else {
             for_each_child::<S, true>(pos, |child| {
                 nodes += self.serial::<S::Other>(child, depth - 1, stats);
