@@ -4,9 +4,10 @@
 //! RUSTFLAGS="-C target-cpu=native" cargo bench --bench perft
 //! ```
 //!
-//! * `perft/*`: single-threaded bulk-counting perft, ours and cozy-chess with
-//!   the same loop (copy-make, popcount at depth 1), side by side, node counts
-//!   asserted against the published values.
+//! * `perft/*`: single-threaded bulk-counting perft side by side, node counts
+//!   asserted against the published values: `ours` (what `perft count` runs,
+//!   with the leaf-parent shortcut), `ours-plain` and `cozy-chess` (the same
+//!   loop for both: copy-make, popcount at depth 1).
 //! * `movegen/*`: generating the move list, and counting, alone.
 //! * `play/*`: playing every legal move of a position alone.
 //! * `sliders/*`: one rook plus one bishop lookup, PEXT (when compiled in)
@@ -71,10 +72,18 @@ fn perft_benches(c: &mut Criterion) {
         let ours = Position::from_fen(fen).unwrap();
         let cozy = cozy_chess::Board::from_fen(fen, false).unwrap();
         assert_eq!(perft::perft::perft(&ours, depth), nodes, "{name}");
+        assert_eq!(
+            perft::perft::perft_plain(&ours, depth),
+            nodes,
+            "{name} (plain)"
+        );
         assert_eq!(cozy_perft(&cozy, depth), nodes, "{name} (cozy-chess)");
         group.throughput(Throughput::Elements(nodes));
         group.bench_with_input(BenchmarkId::new("ours", name), &ours, |b, pos| {
             b.iter(|| assert_eq!(perft::perft::perft(black_box(pos), depth), nodes))
+        });
+        group.bench_with_input(BenchmarkId::new("ours-plain", name), &ours, |b, pos| {
+            b.iter(|| assert_eq!(perft::perft::perft_plain(black_box(pos), depth), nodes))
         });
         group.bench_with_input(BenchmarkId::new("cozy-chess", name), &cozy, |b, board| {
             b.iter(|| assert_eq!(cozy_perft(black_box(board), depth), nodes))
