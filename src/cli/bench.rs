@@ -87,6 +87,7 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
         let perft = build_perft(config)?;
         let threads = perft.config().threads;
         let mut positions = Vec::new();
+        let mut stats = crate::perft::PerftStats::default();
         let run_start = Instant::now();
         let bar = progress.counter(jobs.len(), "positions", "bench");
         for (record, id, depth, expected) in &jobs {
@@ -102,6 +103,7 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
             );
             bar.inc();
             let seconds = start.elapsed().as_secs_f64();
+            stats = stats + o.stats;
             if !o.complete {
                 complete = false;
                 break 'configs;
@@ -144,6 +146,9 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
             mnps,
             speedup,
             efficiency,
+            probes: stats.probes,
+            hits: stats.hits,
+            hit_rate: stats.hit_rate(),
         };
         if !args.json {
             write_out(&BenchReport::run_text(&run))?;

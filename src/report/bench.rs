@@ -46,6 +46,12 @@ pub struct BenchRun {
     pub speedup: f64,
     /// `speedup / threads * threads of the first run`.
     pub efficiency: f64,
+    /// Perft table probes, all positions (0 without a table).
+    pub probes: u64,
+    /// Probes that found the count.
+    pub hits: u64,
+    /// `hits / probes` (0 without a table).
+    pub hit_rate: f64,
 }
 
 /// Result of `perft bench`.
@@ -112,18 +118,31 @@ impl BenchReport {
     pub fn summary_text(&self) -> String {
         let mut s = String::new();
         if self.runs.len() > 1 {
+            let width = self
+                .runs
+                .iter()
+                .map(|r| r.hash.as_deref().unwrap_or("-").len())
+                .max()
+                .unwrap_or(4)
+                .max(4);
             s.push_str(&format!(
-                "{:>7} {:>8} {:>9} {:>8} {:>10}\n",
-                "threads", "hash", "Mnps", "speedup", "efficiency"
+                "{:>7}  {:<width$} {:>9} {:>8} {:>10} {:>8}\n",
+                "threads", "hash", "Mnps", "speedup", "efficiency", "hit rate"
             ));
             for r in &self.runs {
+                let hit_rate = if r.probes == 0 {
+                    "-".to_string()
+                } else {
+                    format!("{:.1}%", r.hit_rate * 100.0)
+                };
                 s.push_str(&format!(
-                    "{:>7} {:>8} {:>9.1} {:>7.2}x {:>9.0}%\n",
+                    "{:>7}  {:<width$} {:>9.1} {:>7.2}x {:>9.0}% {:>8}\n",
                     r.threads,
                     r.hash.as_deref().unwrap_or("-"),
                     r.mnps,
                     r.speedup,
-                    r.efficiency * 100.0
+                    r.efficiency * 100.0,
+                    hit_rate
                 ));
             }
             s.push('\n');
