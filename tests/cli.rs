@@ -168,10 +168,18 @@ fn usage_errors_exit_2() {
     ] {
         let out = run_perft(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        assert!(!stderr(&out).is_empty(), "{args:?}");
+        let err = stderr(&out);
+        // One clear line, argument-parser errors included.
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
         assert!(out.stdout.is_empty(), "{args:?}");
-        assert!(!stderr(&out).contains("panicked"));
+        assert!(!err.contains("panicked"));
     }
+    let err = stderr(&run_perft(&["count", "3", "--bogus-flag"]));
+    assert!(
+        err.contains("'--bogus-flag'") && err.contains("usage: perft count <DEPTH>"),
+        "{err}"
+    );
 }
 
 /// A thread count beyond the driver's bound is refused at once (exit 2)
