@@ -213,3 +213,33 @@ fn illegal_move_error_names_the_move_and_position() {
         "{err}"
     );
 }
+
+/// A perft table the machine cannot hold is refused before anything runs:
+/// exit 2, one line naming the size and the memory available, no abort and
+/// no OOM kill.
+#[test]
+fn a_hash_size_beyond_memory_exits_2_with_a_clear_message() {
+    for args in [
+        &["count", "7", "--hash", "100TiB"][..],
+        &["divide", "7", "--hash", "100TiB"],
+        &["bench", "--hash", "100TiB"],
+    ] {
+        let out = run_perft(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("error: hash table of 100 TiB requested, but only ")
+                && err.trim_end().ends_with("of memory is available"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let out = run_perft(&["count", "3", "--hash", "12XB"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown unit 'XB'"),
+        "{}",
+        stderr(&out)
+    );
+}
