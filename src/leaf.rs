@@ -141,10 +141,7 @@ pub(crate) fn perft2<S: Side>(pos: &Position) -> u64 {
         return nodes;
     }
     let footprint = Footprint::new::<S>(pos);
-    let mut passed = *pos;
-    passed.side = <S::Other as Side>::COLOR;
-    passed.ep = None;
-    let base = movegen::count::<S::Other>(&passed);
+    let base = passed_count::<S>(pos);
     let mut nodes = 0;
     movegen::generate_into::<S, _>(
         pos,
@@ -157,6 +154,16 @@ pub(crate) fn perft2<S: Side>(pos: &Position) -> u64 {
         },
     );
     nodes
+}
+
+/// The reply count of the other side in `pos` (side `S` to move, not in
+/// check) with the turn passed: no en-passant square, everything else as is.
+#[inline(always)]
+fn passed_count<S: Side>(pos: &Position) -> u64 {
+    let mut passed = *pos;
+    passed.side = <S::Other as Side>::COLOR;
+    passed.ep = None;
+    movegen::count::<S::Other>(&passed)
 }
 
 /// The leaf parent's moves: counted from `base` when outside the
@@ -259,10 +266,7 @@ mod tests {
     /// as `base` without making them, and `base`.
     fn shortcut<S: Side>(pos: &Position) -> (u64, Vec<Move>) {
         let footprint = Footprint::new::<S>(pos);
-        let mut passed = *pos;
-        passed.side = <S::Other as Side>::COLOR;
-        passed.ep = None;
-        let base = movegen::count::<S::Other>(&passed);
+        let base = passed_count::<S>(pos);
         let mut nodes = 0;
         let sink = Children::<S> {
             pos,
