@@ -34,7 +34,7 @@ use std::marker::PhantomData;
 
 use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
 use crate::bitboard::Bitboard;
-use crate::movegen::{self, MoveSink, NodeInfo, Side};
+use crate::movegen::{self, MoveSink, NOT_A, NOT_H, NodeInfo, Side};
 use crate::moves::{PROMOTION_PIECES, PieceMoves};
 use crate::perft::count_leaves;
 use crate::piece::Piece;
@@ -103,8 +103,7 @@ impl Footprint {
         let first = (bishop_attacks(king, occ) | rook_attacks(king, occ)) & own;
         all |= bishop_attacks(king, occ ^ first) | rook_attacks(king, occ ^ first);
         // Double pushes next to O's pawns may create an en-passant capture.
-        let ep = Bitboard((pawns.0 & !0x0101_0101_0101_0101) >> 1)
-            | Bitboard((pawns.0 & !0x8080_8080_8080_8080) << 1);
+        let ep = Bitboard((pawns.0 & NOT_A) >> 1) | Bitboard((pawns.0 & NOT_H) << 1);
         Footprint {
             all,
             knight: all | knight,
@@ -126,28 +125,21 @@ impl Footprint {
 /// Perft 2 below `pos` (side `S` to move).
 #[inline(never)]
 pub(crate) fn perft2<S: Side>(pos: &Position) -> u64 {
-    if NodeInfo::new::<S>(pos).checkers.nonempty() {
-        let mut nodes = 0;
-        movegen::generate_into::<S, _>(
-            pos,
-            &mut Children::<S> {
-                pos,
-                footprint: None,
-                base: 0,
-                nodes: &mut nodes,
-                side: PhantomData,
-            },
-        );
-        return nodes;
-    }
-    let footprint = Footprint::new::<S>(pos);
-    let base = passed_count::<S>(pos);
+    let info = NodeInfo::new::<S>(pos);
+    // In check: every move made (see the module notes).
+    let footprint = info.checkers.is_empty().then(|| Footprint::new::<S>(pos));
+    let base = if footprint.is_some() {
+        passed_count::<S>(pos)
+    } else {
+        0
+    };
     let mut nodes = 0;
-    movegen::generate_into::<S, _>(
+    movegen::generate_with_info::<S, _>(
         pos,
+        &info,
         &mut Children::<S> {
             pos,
-            footprint: Some(&footprint),
+            footprint: footprint.as_ref(),
             base,
             nodes: &mut nodes,
             side: PhantomData,

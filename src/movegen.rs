@@ -70,8 +70,10 @@ pub struct White;
 #[derive(Clone, Copy, Debug)]
 pub struct Black;
 
-const NOT_A: u64 = !0x0101_0101_0101_0101;
-const NOT_H: u64 = !0x8080_8080_8080_8080;
+/// Every square but the a-file.
+pub(crate) const NOT_A: u64 = !0x0101_0101_0101_0101;
+/// Every square but the h-file.
+pub(crate) const NOT_H: u64 = !0x8080_8080_8080_8080;
 
 impl Side for White {
     const COLOR: Color = Color::White;
@@ -223,11 +225,21 @@ pub trait MoveSink {
 /// stopped early.
 #[inline(always)]
 pub fn generate_into<S: Side, K: MoveSink>(pos: &Position, sink: &mut K) -> bool {
-    let info = NodeInfo::new::<S>(pos);
+    generate_with_info::<S, K>(pos, &NodeInfo::new::<S>(pos), sink)
+}
+
+/// [`generate_into`] for a caller that already has the node's [`NodeInfo`]
+/// (the leaf-parent counter needs the checkers first).
+#[inline(always)]
+pub(crate) fn generate_with_info<S: Side, K: MoveSink>(
+    pos: &Position,
+    info: &NodeInfo,
+    sink: &mut K,
+) -> bool {
     if info.checkers.is_empty() {
-        generate_with::<S, false, K>(pos, &info, sink)
+        generate_with::<S, false, K>(pos, info, sink)
     } else {
-        generate_with::<S, true, K>(pos, &info, sink)
+        generate_with::<S, true, K>(pos, info, sink)
     }
 }
 

@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use crate::common::load;
 use perft::Position;
-use perft::perft::{Perft, PerftConfig, perft, perft_plain};
+use perft::perft::{perft, perft_plain};
 
 /// Checks every `;Dn` count of `positions/<name>.epd` whose expected value is
 /// at most `cap`; returns how many counts were checked. Fails with the list of
@@ -36,61 +36,10 @@ fn check_suite_with(name: &str, cap: u64, count: fn(&Position, u32) -> u64) -> u
 #[test]
 fn standard_suite_counts_up_to_ten_billion() {
     // 44 of 53 counts; of the 9 above 1e10 nodes, start D8 and position 6 D7
-    // are in `standard_suite_deep_counts_through_the_hashed_parallel_driver`,
-    // the rest in `standard_suite_every_count` (ignored: days of CPU).
+    // are checked through the hashed parallel driver in
+    // `parallel::deep_standard_counts_through_the_hashed_driver`, the rest in
+    // `parallel::every_standard_count` (ignored: days of CPU).
     assert_eq!(check_suite("standard", 10_000_000_000), 44);
-}
-
-/// The deep counts of `standard.epd` up to 10^12 nodes (start position D8,
-/// CPW position 6 D7: about 30 s on two cores) through the parallel driver
-/// with a 512 MiB perft table, as `perft count` runs them.
-#[test]
-fn standard_suite_deep_counts_through_the_hashed_parallel_driver() {
-    let driver = Perft::new(PerftConfig {
-        threads: 2,
-        hash_bytes: 512 << 20,
-        ..PerftConfig::default()
-    })
-    .unwrap();
-    let mut checked = 0;
-    for r in load("standard") {
-        for &(d, n) in &r.depths {
-            if n > 10_000_000_000 && n <= 1_000_000_000_000 {
-                assert_eq!(
-                    driver.count(&r.position, d),
-                    u128::from(n),
-                    "standard.epd:{} D{d}",
-                    r.line
-                );
-                checked += 1;
-            }
-        }
-    }
-    assert_eq!(checked, 2);
-}
-
-/// Every count of `standard.epd`, start position D9-D13 and CPW 6 D8-D9
-/// included: days of CPU even with the table. (Start position D9,
-/// 2,439,530,234,167, takes about 75 s with `perft count 9 --hash 1GiB` on
-/// two cores.)
-#[test]
-#[ignore = "days of CPU: run with --ignored on a big machine"]
-fn standard_suite_every_count() {
-    let driver = Perft::new(PerftConfig {
-        hash_bytes: 16 << 30,
-        ..PerftConfig::default()
-    })
-    .unwrap();
-    for r in load("standard") {
-        for &(d, n) in &r.depths {
-            assert_eq!(
-                driver.count(&r.position, d),
-                u128::from(n),
-                "standard.epd:{} D{d}",
-                r.line
-            );
-        }
-    }
 }
 
 #[test]
