@@ -17,13 +17,13 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use perft::attacks;
+use perft::chess::attacks;
 use perft::{Bitboard, Position, Square};
 
 /// (name, FEN, depth, published count: Chess Programming Wiki "Perft Results").
 const CASES: [(&str, &str, u32, u64); 5] = [
-    ("start", perft::fen::STARTPOS, 5, 4_865_609),
-    ("kiwipete", perft::fen::KIWIPETE, 4, 4_085_603),
+    ("start", perft::chess::fen::STARTPOS, 5, 4_865_609),
+    ("kiwipete", perft::chess::fen::KIWIPETE, 4, 4_085_603),
     (
         "cpw3",
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",

@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion};
 
+use perft::search::tt::{Bound, Tt, TtData};
 use perft::search::{self, Limits, SearchOptions};
-use perft::suite::load_suite;
-use perft::tt::{Bound, Tt, TtData};
+use perft::validate::suite::load_suite;
 use perft::{Move, Position};
 
 fn key(i: u64) -> u64 {

@@ -15,8 +15,8 @@ use perft::Position;
 
 /// The acceptance set of issue 3: (name, FEN, depth, published count).
 const CASES: [(&str, &str, u32, u64); 5] = [
-    ("start", perft::fen::STARTPOS, 6, 119_060_324),
-    ("kiwipete", perft::fen::KIWIPETE, 5, 193_690_690),
+    ("start", perft::chess::fen::STARTPOS, 6, 119_060_324),
+    ("kiwipete", perft::chess::fen::KIWIPETE, 5, 193_690_690),
     (
         "cpw3",
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
@@ -101,7 +101,7 @@ fn main() {
     }
     println!(
         "ours: {} sliders; cozy-chess: {}",
-        perft::attacks::SLIDER_LOOKUP,
+        perft::chess::attacks::SLIDER_LOOKUP,
         if cfg!(target_feature = "bmi2") {
             "pext"
         } else {

@@ -2,8 +2,8 @@
 
 use thiserror::Error;
 
-use crate::fen::InvalidFen;
-use crate::suite::SuiteError;
+use crate::chess::fen::InvalidFen;
+use crate::validate::suite::SuiteError;
 
 /// Exit code for success.
 pub const EXIT_OK: u8 = 0;
@@ -21,7 +21,7 @@ pub enum Error {
     #[error(transparent)]
     Fen(#[from] InvalidFen),
     /// A position name or argument that is neither a FEN nor a known name.
-    #[error("unknown position '{0}': give a FEN (quoted) or one of {names}", names = crate::cli::POSITION_NAMES.join(", "))]
+    #[error("unknown position '{0}': give a FEN (quoted) or one of {names}", names = crate::chess::fen::POSITION_NAMES.join(", "))]
     UnknownPosition(String),
     /// A move of `--moves` that is not legal.
     #[error("--moves: move {index} '{text}' is not a legal move in {fen}")]
@@ -39,7 +39,7 @@ pub enum Error {
     /// An external engine failed: not found, crashed, timed out, or broke
     /// the protocol.
     #[error(transparent)]
-    Engine(#[from] crate::engine::EngineError),
+    Engine(#[from] crate::validate::engine::EngineError),
     /// A bad argument value.
     #[error("{0}")]
     Usage(String),

@@ -19,7 +19,7 @@ fn divide_prints_stockfish_format() {
         let (mv, n) = line
             .split_once(": ")
             .unwrap_or_else(|| panic!("bad line {line:?}"));
-        assert!(perft::engine::is_uci_move(mv), "{line}");
+        assert!(perft::validate::engine::is_uci_move(mv), "{line}");
         assert!(n.bytes().all(|b| b.is_ascii_digit()), "{line}");
     }
     assert_eq!(lines[20], "");

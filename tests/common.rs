@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use perft::suite::{self, EpdRecord};
+use perft::validate::suite::{self, EpdRecord};
 
 /// Path of a file in the repository.
 pub fn repo_path(rel: &str) -> PathBuf {
@@ -100,7 +100,7 @@ pub fn broken_engine() -> String {
 
 /// Stockfish's path; fails (never skips) when it is missing.
 pub fn stockfish_path() -> String {
-    perft::engine::find_stockfish().expect(
+    perft::validate::engine::find_stockfish().expect(
         "Stockfish not found: install it (apt-get install stockfish) or set STOCKFISH=/path/to/stockfish",
     )
 }

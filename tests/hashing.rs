@@ -25,8 +25,8 @@ fn incremental_key_equals_recomputed_key_after_every_move_of_perft_4() {
     // Castling (both kinds), en passant, promotions, captures of castling
     // rooks, Chess960 castling with king or rook already on its target.
     let fens = [
-        perft::fen::STARTPOS,
-        perft::fen::KIWIPETE,
+        perft::chess::fen::STARTPOS,
+        perft::chess::fen::KIWIPETE,
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
         "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
         "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",

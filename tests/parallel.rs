@@ -6,7 +6,7 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use perft::hash::{HashSync, PerftTable};
+use perft::perft::hash::{HashSync, PerftTable};
 use perft::perft::{Perft, PerftConfig};
 
 use crate::common::load;
@@ -97,7 +97,7 @@ fn chess960_counts_hold_with_a_small_striped_table() {
 #[test]
 fn divide_reports_every_root_move_and_the_stats_add_up() {
     let perft = driver(2, 16 << 20, HashSync::Lockless, 3, 2);
-    let pos = perft::Position::from_fen(perft::fen::KIWIPETE).unwrap();
+    let pos = perft::Position::from_fen(perft::chess::fen::KIWIPETE).unwrap();
     let seen = AtomicU64::new(0);
     let cb = |_m: perft::Move, n: u128| {
         seen.fetch_add(n as u64, Ordering::Relaxed);

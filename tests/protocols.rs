@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use perft::engine::UciEngine;
+use perft::validate::engine::UciEngine;
 
 use crate::common::{
     json_stdout, perft_bin, repo_path, run_perft, run_perft_env, stderr, stdout, stockfish_path,
@@ -151,7 +151,7 @@ fn perft_reply(text: &str) -> (BTreeMap<String, u64>, String) {
     let mut moves = BTreeMap::new();
     let mut rest = String::new();
     for line in text.split_inclusive('\n') {
-        match perft::engine::parse_divide_line(line.trim_end()) {
+        match perft::validate::engine::parse_divide_line(line.trim_end()) {
             Some((m, n)) => {
                 assert!(moves.insert(m, n).is_none(), "duplicate {line}");
             }
@@ -231,7 +231,7 @@ fn uci_hash_beyond_memory_keeps_the_session_alive() {
     const MIB: u64 = 1 << 20; // the UCI maximum, 1 TiB
     // The test needs a machine with less than 1 TiB available (any CI or
     // development machine); it fails rather than skips elsewhere.
-    let available = perft::hash::available_memory().expect("MemAvailable in /proc/meminfo");
+    let available = perft::perft::hash::available_memory().expect("MemAvailable in /proc/meminfo");
     assert!(
         available < u128::from(MIB) << 20,
         "{available} bytes available"

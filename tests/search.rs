@@ -4,9 +4,9 @@
 
 use rayon::prelude::*;
 
+use perft::search::tt::Tt;
 use perft::search::{self, Limits, OnFail, Score, SearchOptions, SearchResult};
-use perft::suite::EpdRecord;
-use perft::tt::Tt;
+use perft::validate::suite::EpdRecord;
 use perft::{Move, MoveKind, Piece, Position, Square};
 
 use crate::common::{load, run_perft, run_perft_env, stderr, stdout};
@@ -387,11 +387,11 @@ fn a_tt_entry_whose_move_is_illegal_is_a_collision_and_is_ignored() {
         let txn = tt.begin().unwrap();
         for &mv in pos.legal_moves().iter() {
             let child = pos.play_unchecked(mv);
-            let data = perft::tt::TtData {
+            let data = perft::search::tt::TtData {
                 mv: if colliding { mv } else { Move::NONE },
                 score: (search::MATE - 1) as i16,
                 depth: 1,
-                bound: perft::tt::Bound::Exact,
+                bound: perft::search::tt::Bound::Exact,
             };
             tt.store(txn, child.hash(), data).unwrap();
         }
@@ -785,7 +785,7 @@ fn uci_go_depth_nodes_and_movetime_run_the_search() {
 
 #[test]
 fn cli_node_and_time_limits_stop_with_a_legal_move() {
-    let pos = Position::from_fen(perft::fen::KIWIPETE).unwrap();
+    let pos = Position::from_fen(perft::chess::fen::KIWIPETE).unwrap();
     let out = run_perft(&["search", "kiwipete", "--nodes", "5000", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v = json(&out);

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use perft::Position;
-use perft::engine::{UciEngine, find_stockfish};
 use perft::perft::divide;
+use perft::validate::engine::{UciEngine, find_stockfish};
 
 use crate::common::{Rng, load, run_perft, stdout};
 
@@ -120,7 +120,7 @@ fn cli_divide_with_moves_matches_stockfish_position_with_moves() {
         let text = stdout(&out);
         let mine: BTreeMap<String, u64> = text
             .lines()
-            .filter_map(perft::engine::parse_divide_line)
+            .filter_map(perft::validate::engine::parse_divide_line)
             .collect();
         let theirs_map: BTreeMap<String, u64> = theirs.moves.into_iter().collect();
         assert_eq!(mine, theirs_map, "{fen} moves {moves:?}");

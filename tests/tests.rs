@@ -6,6 +6,7 @@ mod cli;
 mod compare;
 mod fen_corpus;
 mod hashing;
+mod layers;
 mod movegen;
 mod parallel;
 mod protocols;

@@ -7,9 +7,9 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRng, TestRunner};
 
 use perft::Move;
-use perft::tt::{
-    Bound, CLUSTER_BYTES, STATUS_SLOTS, Tt, TtData, TtError, TxnFate, TxnState, score_from_tt,
-    score_to_tt,
+use perft::search::score::{score_from_tt, score_to_tt};
+use perft::search::tt::{
+    Bound, CLUSTER_BYTES, STATUS_SLOTS, Tt, TtData, TtError, TxnFate, TxnState,
 };
 
 fn data(depth: u8, score: i16) -> TtData {

@@ -6,13 +6,13 @@ use std::time::Instant;
 
 use clap::Args;
 
+use super::config::{EngineArgs, build_perft, hash_setting};
 use super::output::{busy_machine_warning, emit_warnings, timing_warnings, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory};
-use super::{EngineArgs, build_perft, hash_setting};
 use crate::error::{EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, Error};
 use crate::perft::Control;
 use crate::report::{self, BenchPosition, BenchReport, BenchRun, Header};
-use crate::suite::{self as epd, EpdRecord};
+use crate::validate::suite::{self as epd, EpdRecord};
 
 /// The benchmark positions (positions/bench.epd), built in so `perft bench`
 /// works from any directory.

@@ -4,17 +4,17 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 
+use super::config::parse_seconds;
+use super::config::{EngineArgs, PositionArgs, resolve_root, shell_quote};
 use super::count::divide_with_progress;
 use super::output::{Style, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory};
-use super::suite::parse_seconds;
-use super::{EngineArgs, PositionArgs, resolve_root, shell_quote};
-use crate::bisect::{BisectError, Bisection, Level, Verdict, bisect};
-use crate::engine::{
-    DivideEngine, EngineError, PerftreeEngine, UciEngine, find_stockfish, split_command,
-};
 use crate::error::{EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, Error};
 use crate::report::{CompareReport, Header};
+use crate::validate::bisect::{BisectError, Bisection, Level, Verdict, bisect};
+use crate::validate::engine::{
+    DivideEngine, EngineError, PerftreeEngine, UciEngine, find_stockfish, split_command,
+};
 
 /// How to talk to the engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -70,7 +70,7 @@ impl DivideEngine for Spinning<'_> {
         fen: &str,
         moves: &[String],
         depth: u32,
-    ) -> Result<crate::engine::EngineDivide, EngineError> {
+    ) -> Result<crate::validate::engine::EngineDivide, EngineError> {
         let _spinner = self
             .progress
             .spinner(&format!("engine: perft {depth}, waiting for its divide"));

@@ -4,13 +4,13 @@ use std::time::Instant;
 
 use clap::Args;
 
+use super::config::{EngineArgs, PositionArgs, resolve_position};
 use super::output::{emit_warnings, timing_warnings, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory};
-use super::{EngineArgs, PositionArgs, resolve_position};
+use crate::chess::moves::Move;
+use crate::chess::position::Position;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error};
-use crate::moves::Move;
 use crate::perft::{Control, DivideOutcome, Perft, PerftStats};
-use crate::position::Position;
 use crate::report::{self, CountReport, DivideEntry, DivideReport, Header, Warning};
 
 /// `perft count` arguments.

@@ -1,12 +1,13 @@
 //! Writing results: stdout for reports (text or JSON), stderr for warnings;
 //! colour only on a terminal and never with `NO_COLOR` or `TERM=dumb`.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 use serde::Serialize;
 
 use crate::error::Error;
 use crate::report::Warning;
+pub use crate::report::style::{Style, plain_terminal_requested};
 
 /// Writes `text` to stdout and flushes (a closed pipe surfaces as an
 /// [`Error::Io`] that `main` treats as success).
@@ -22,52 +23,6 @@ pub fn write_json<T: Serialize>(value: &T) -> Result<(), Error> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
     write_out(&text)
-}
-
-/// True when the environment asks for no colour and no cursor tricks:
-/// `NO_COLOR` set to anything non-empty (no-color.org), or `TERM=dumb`.
-pub fn plain_terminal_requested() -> bool {
-    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
-        || std::env::var("TERM").is_ok_and(|t| t == "dumb")
-}
-
-/// ANSI colouring of status words in text output. Off unless stdout is a
-/// terminal and neither `NO_COLOR` nor `TERM=dumb` is set.
-#[derive(Clone, Copy, Debug)]
-pub struct Style {
-    enabled: bool,
-}
-
-impl Style {
-    /// The style for stdout in this environment.
-    pub fn stdout() -> Style {
-        Style {
-            enabled: std::io::stdout().is_terminal() && !plain_terminal_requested(),
-        }
-    }
-
-    fn paint(self, code: &str, text: &str) -> String {
-        if self.enabled {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
-    }
-
-    /// Success (green).
-    pub fn good(self, text: &str) -> String {
-        self.paint("32", text)
-    }
-
-    /// Failure (bold red).
-    pub fn bad(self, text: &str) -> String {
-        self.paint("1;31", text)
-    }
-
-    /// Neither (yellow).
-    pub fn note(self, text: &str) -> String {
-        self.paint("33", text)
-    }
 }
 
 /// The warnings that apply to a timed run with `threads` workers;

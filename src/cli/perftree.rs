@@ -7,8 +7,8 @@
 
 use clap::Args;
 
+use super::config::{EngineArgs, PositionArgs, resolve_position};
 use super::output::write_out;
-use super::{EngineArgs, PositionArgs, resolve_position};
 use crate::error::{EXIT_OK, Error};
 use crate::perft::Control;
 
@@ -46,7 +46,7 @@ pub fn run_perftree(args: PerftreeArgs) -> Result<u8, Error> {
     };
     if !args.fen.contains('/') {
         // A name such as `startpos` is not part of the protocol, but harmless.
-        super::named_position(args.fen.trim())
+        crate::chess::fen::named_position(args.fen.trim())
             .ok_or_else(|| Error::UnknownPosition(args.fen.clone()))?;
     }
     // perftree has no `--moves` flag: name its third argument instead.

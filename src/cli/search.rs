@@ -11,12 +11,12 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
+use super::config::{PositionArgs, resolve_root};
 use super::output::{write_json, write_out};
-use super::{PositionArgs, resolve_root};
 use crate::error::{EXIT_OK, Error};
 use crate::report::Header;
+use crate::search::tt::{STATUS_SLOTS, Tt, TtStats};
 use crate::search::{self, IterationInfo, Limits, MAX_DEPTH, OnFail, Score, SearchOptions};
-use crate::tt::{STATUS_SLOTS, Tt, TtStats};
 
 /// Depth searched when no limit is given.
 pub const DEFAULT_DEPTH: u32 = 6;

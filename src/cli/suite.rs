@@ -5,13 +5,13 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
+use super::config::{EngineArgs, parse_seconds, shell_quote};
 use super::output::{Style, emit_warnings, timing_warnings, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory, StopReason, with_stop};
-use super::{EngineArgs, shell_quote};
 use crate::error::{EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, Error};
 use crate::perft::Control;
 use crate::report::{Header, PositionStatus, SuitePosition, SuiteReport, SuiteSummary};
-use crate::suite::{self as epd, EpdRecord, SuiteLimits};
+use crate::validate::suite::{self as epd, EpdRecord, SuiteLimits};
 
 /// `perft suite` arguments.
 #[derive(Debug, Args)]
@@ -46,16 +46,6 @@ pub struct SuiteArgs {
     /// Print one JSON object on stdout (and nothing else).
     #[arg(long)]
     pub json: bool,
-}
-
-/// Parses a positive, finite number of seconds.
-pub fn parse_seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(s),
-        _ => Err(format!(
-            "expected a positive number of seconds, found '{text}'"
-        )),
-    }
 }
 
 /// True if `filter` selects this record: its id or FEN contains it, or it

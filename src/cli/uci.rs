@@ -14,14 +14,14 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{EngineArgs, build_perft};
+use super::config::{EngineArgs, build_perft};
+use crate::chess::fen::STARTPOS;
+use crate::chess::position::Position;
+use crate::chess::zobrist::Zobrist;
 use crate::error::{EXIT_OK, Error};
-use crate::fen::STARTPOS;
 use crate::perft::{Control, Perft, PerftConfig};
-use crate::position::Position;
+use crate::search::tt::Tt;
 use crate::search::{self, Limits, SearchOptions};
-use crate::tt::Tt;
-use crate::zobrist::Zobrist;
 
 /// `perft uci` arguments.
 #[derive(Debug, Args)]

@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 
+use super::style::Style;
 use super::{Header, thousands};
-use crate::bisect::Level;
-use crate::cli::output::Style;
+use crate::validate::bisect::Level;
 
 /// Result of `perft compare`.
 #[derive(Clone, Debug, Serialize)]

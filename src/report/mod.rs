@@ -15,6 +15,8 @@ mod bench;
 mod compare;
 mod suite;
 
+pub mod style;
+
 pub use bench::{BenchPosition, BenchReport, BenchRun};
 pub use compare::CompareReport;
 pub use suite::{PositionStatus, SuitePosition, SuiteReport, SuiteSummary};
@@ -51,7 +53,7 @@ impl BuildInfo {
             version: env!("CARGO_PKG_VERSION"),
             git: env!("PERFT_GIT_HASH"),
             profile: env!("PERFT_PROFILE"),
-            slider_lookup: crate::attacks::SLIDER_LOOKUP,
+            slider_lookup: crate::chess::attacks::SLIDER_LOOKUP,
             target_features,
             debug_assertions: cfg!(debug_assertions),
         }
@@ -287,7 +289,7 @@ impl EngineInfo {
             None => format!("bulk-counted leaves per second, {threads}, no hash table"),
             Some(sync) => format!(
                 "effective: leaves per second with a {} {sync} perft table, hits skip whole subtrees; {threads}",
-                crate::hash::human_bytes(self.hash_bytes)
+                crate::perft::hash::human_bytes(self.hash_bytes)
             ),
         }
     }

@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 
+use super::style::Style;
 use super::{Header, Warning, thousands};
-use crate::cli::output::Style;
-use crate::suite::PositionOutcome;
+use crate::validate::suite::PositionOutcome;
 
 /// Status of one suite position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

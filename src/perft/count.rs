@@ -16,15 +16,16 @@ use thiserror::Error;
 
 use std::marker::PhantomData;
 
-use crate::bitboard::Bitboard;
-use crate::hash::{HashError, HashSync, PerftTable, StoreOutcome};
-use crate::movegen::{self, Black, MoveSink, Side, White};
-use crate::moves::{Move, PROMOTION_PIECES, PieceMoves};
-use crate::piece::Color;
-use crate::piece::Piece;
-use crate::position::Position;
-use crate::square::Square;
-use crate::zobrist::Zobrist;
+use crate::chess::bitboard::Bitboard;
+use crate::chess::movegen::{self, Black, MoveSink, Side, White};
+use crate::chess::moves::{Move, PROMOTION_PIECES, PieceMoves};
+use crate::chess::piece::Color;
+use crate::chess::piece::Piece;
+use crate::chess::position::Position;
+use crate::chess::square::Square;
+use crate::chess::zobrist::Zobrist;
+use crate::perft::hash::{HashError, HashSync, PerftTable, StoreOutcome};
+use crate::perft::leaf::count_leaves;
 
 /// Serial perft with bulk counting at the last ply. At the leaf parents,
 /// moves that cannot change the opponent's reply count are counted without
@@ -48,13 +49,13 @@ pub fn perft_plain(pos: &Position, depth: u32) -> u64 {
 }
 
 /// Perft for side `S` to move; `SHORTCUT`: leaf parents through
-/// [`crate::leaf::perft2`].
+/// [`crate::perft::leaf::perft2`].
 fn perft_side<S: Side, const SHORTCUT: bool>(pos: &Position, depth: u32) -> u64 {
     let mut nodes = 0;
     match depth {
         0 => return 1,
         1 => return movegen::count::<S>(pos),
-        2 if SHORTCUT => return crate::leaf::perft2::<S>(pos),
+        2 if SHORTCUT => return crate::perft::leaf::perft2::<S>(pos),
         // The leaf parents: count each child's moves without recursing.
         2 => for_each_child::<S, false>(pos, |child| {
             nodes += count_leaves::<S::Other>(child);
@@ -64,14 +65,6 @@ fn perft_side<S: Side, const SHORTCUT: bool>(pos: &Position, depth: u32) -> u64 
         }),
     }
     nodes
-}
-
-/// The bulk counter as one out-of-line function: the child loops call it
-/// from a dozen places (one per move group), and inlining it into each made
-/// the hot code several times larger than the instruction cache (measured).
-#[inline(never)]
-pub(crate) fn count_leaves<S: Side>(pos: &Position) -> u64 {
-    movegen::count::<S>(pos)
 }
 
 /// Calls `f` with every child position of `pos` (side `S` to move), made by
@@ -194,7 +187,7 @@ impl Default for PerftConfig {
             hash_bytes: 0,
             hash_sync: DEFAULT_HASH_SYNC,
             min_hash_depth: DEFAULT_MIN_HASH_DEPTH,
-            zobrist_seed: crate::zobrist::DEFAULT_SEED,
+            zobrist_seed: crate::chess::zobrist::DEFAULT_SEED,
         }
     }
 }
@@ -563,8 +556,8 @@ mod tests {
     #[test]
     fn keyed_perft_makes_keep_the_zobrist_key_exact() {
         for fen in [
-            crate::fen::STARTPOS,
-            crate::fen::KIWIPETE,
+            crate::chess::fen::STARTPOS,
+            crate::chess::fen::KIWIPETE,
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
             "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
             "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
@@ -582,7 +575,7 @@ mod tests {
 
     #[test]
     fn keyless_perft_makes_give_the_same_boards() {
-        let pos = Position::from_fen(crate::fen::KIWIPETE).unwrap();
+        let pos = Position::from_fen(crate::chess::fen::KIWIPETE).unwrap();
         let mut keyed = Vec::new();
         for_each_child::<White, true>(&pos, |c| keyed.push(c.to_fen()));
         let mut plain = Vec::new();

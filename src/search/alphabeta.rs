@@ -1,4 +1,4 @@
-//! A minimal alpha-beta search over the transactional TT ([`crate::tt`]).
+//! A minimal alpha-beta search over the transactional TT ([`crate::search::tt`]).
 //!
 //! Iterative deepening; each search of the root inside an aspiration window is
 //! one TT transaction, committed when the score lands inside the window and,
@@ -47,61 +47,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::eval::{PIECE_VALUES, evaluate};
-use crate::moves::{Move, MoveKind, MoveList};
-use crate::piece::Piece;
-use crate::position::Position;
-use crate::tt::{Bound, Tt, TtData, TtError, TtStats, Txn, score_from_tt, score_to_tt};
+use crate::chess::moves::{Move, MoveKind, MoveList};
+use crate::chess::piece::Piece;
+use crate::chess::position::Position;
+use crate::search::eval::{PIECE_VALUES, evaluate};
+use crate::search::score::{INFINITY, MATE, MAX_PLY, Score, score_from_tt, score_to_tt};
+use crate::search::tt::{Bound, Tt, TtData, TtError, TtStats, Txn};
 
-/// Deepest ply the search reaches (main search plus quiescence).
-pub const MAX_PLY: usize = 128;
 /// Largest depth an iteration may have.
 pub const MAX_DEPTH: u32 = 100;
-/// The score of being checkmated now is `-MATE`; mate in `p` plies is
-/// `MATE - p`.
-pub const MATE: i32 = 32_000;
-/// Bigger than any score.
-pub const INFINITY: i32 = 32_001;
 /// Default aspiration half-width in centipawns (chosen by measurement: see
 /// README "perft search").
 pub const DEFAULT_ASPIRATION: i32 = 50;
 
 /// How often (in nodes) the clock and the stop flag are read.
 const CHECK_EVERY: u64 = 1024;
-
-/// A root score as UCI reports it.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Score {
-    /// Centipawns from the side to move's point of view.
-    Cp(i32),
-    /// Mate in this many moves; negative when the side to move gets mated
-    /// (`Mate(0)`: checkmated now).
-    Mate(i32),
-}
-
-impl Score {
-    /// The UCI form of an internal score.
-    pub fn from_internal(value: i32) -> Score {
-        let threshold = MATE - MAX_PLY as i32;
-        if value >= threshold {
-            Score::Mate((MATE - value + 1) / 2)
-        } else if value <= -threshold {
-            Score::Mate(-(MATE + value) / 2)
-        } else {
-            Score::Cp(value)
-        }
-    }
-}
-
-impl std::fmt::Display for Score {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Score::Cp(cp) => write!(f, "cp {cp}"),
-            Score::Mate(n) => write!(f, "mate {n}"),
-        }
-    }
-}
 
 /// When to stop. Every limit given applies; with none, the search runs to
 /// [`MAX_DEPTH`] (or until `stop` is set).
@@ -616,7 +576,7 @@ impl Searcher<'_> {
                 0
             };
         }
-        let mut order = [0i32; crate::moves::MAX_MOVES];
+        let mut order = [0i32; crate::chess::moves::MAX_MOVES];
         self.score_moves(pos, &moves, &mut order, tt_move, ply);
 
         let alpha_orig = alpha;
@@ -731,7 +691,7 @@ impl Searcher<'_> {
             best = stand_pat;
             moves = captures(pos);
         }
-        let mut order = [0i32; crate::moves::MAX_MOVES];
+        let mut order = [0i32; crate::chess::moves::MAX_MOVES];
         self.score_moves(pos, &moves, &mut order, Move::NONE, ply);
         for i in 0..moves.len() {
             let mv = pick(&mut moves, &mut order, i);
@@ -772,7 +732,7 @@ impl Searcher<'_> {
         &self,
         pos: &Position,
         moves: &MoveList,
-        order: &mut [i32; crate::moves::MAX_MOVES],
+        order: &mut [i32; crate::chess::moves::MAX_MOVES],
         tt_move: Move,
         ply: usize,
     ) {
@@ -801,7 +761,7 @@ impl Searcher<'_> {
 
 /// Swaps the best-ordered remaining move into place `i` and returns it.
 #[inline]
-fn pick(moves: &mut MoveList, order: &mut [i32; crate::moves::MAX_MOVES], i: usize) -> Move {
+fn pick(moves: &mut MoveList, order: &mut [i32; crate::chess::moves::MAX_MOVES], i: usize) -> Move {
     let list = moves.as_mut_slice();
     let mut best = i;
     for j in i + 1..list.len() {

@@ -32,14 +32,16 @@
 
 use std::marker::PhantomData;
 
-use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
-use crate::bitboard::Bitboard;
-use crate::movegen::{self, MoveSink, NOT_A, NOT_H, NodeInfo, Side};
-use crate::moves::{PROMOTION_PIECES, PieceMoves};
-use crate::perft::count_leaves;
-use crate::piece::Piece;
-use crate::position::Position;
-use crate::square::Square;
+use crate::chess::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
+};
+use crate::chess::bitboard::Bitboard;
+use crate::chess::movegen::{self, MoveSink, NodeInfo, Side};
+use crate::chess::moves::{PROMOTION_PIECES, PieceMoves};
+use crate::chess::piece::Piece;
+use crate::chess::position::Position;
+use crate::chess::side::{NOT_A, NOT_H};
+use crate::chess::square::Square;
 
 /// Where a quiet move of `S` must not start or end for `O`'s reply count to
 /// stay the passed position's.
@@ -247,12 +249,20 @@ impl<S: Side> MoveSink for Children<'_, S> {
     }
 }
 
+/// The bulk counter as one out-of-line function: the child loops call it
+/// from a dozen places (one per move group), and inlining it into each made
+/// the hot code several times larger than the instruction cache (measured).
+#[inline(never)]
+pub(crate) fn count_leaves<S: Side>(pos: &Position) -> u64 {
+    movegen::count::<S>(pos)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::movegen::{Black, White};
-    use crate::moves::{Move, MoveKind};
-    use crate::piece::Color;
+    use crate::chess::movegen::{Black, White};
+    use crate::chess::moves::{Move, MoveKind};
+    use crate::chess::piece::Color;
 
     /// The moves of `pos` (side `S`, not in check) that [`perft2`] counts
     /// as `base` without making them, and `base`.

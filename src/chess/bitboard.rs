@@ -3,7 +3,7 @@
 use std::fmt;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
-use crate::square::Square;
+use crate::chess::square::{File, Rank, Square};
 
 /// A set of squares. Bit `i` is square `i` (`A1 = 0`, `H8 = 63`).
 ///
@@ -237,7 +237,7 @@ impl fmt::Debug for Bitboard {
 #[macro_export]
 macro_rules! bitboard {
     ($($cell:tt)*) => {
-        $crate::bitboard::parse_grid(stringify!($($cell)*))
+        $crate::chess::bitboard::parse_grid(stringify!($($cell)*))
     };
 }
 
@@ -256,6 +256,32 @@ pub fn parse_grid(text: &str) -> Bitboard {
         }
     }
     Bitboard(bb)
+}
+
+/// The bitboards of squares, files and ranks (here rather than in
+/// `square.rs`, so that `square` depends on nothing).
+impl Square {
+    /// The one-square bitboard.
+    #[inline(always)]
+    pub const fn bitboard(self) -> Bitboard {
+        Bitboard(1u64 << self.index())
+    }
+}
+
+impl File {
+    /// The squares of this file.
+    #[inline(always)]
+    pub const fn bitboard(self) -> Bitboard {
+        Bitboard(0x0101_0101_0101_0101 << self as u8)
+    }
+}
+
+impl Rank {
+    /// The squares of this rank.
+    #[inline(always)]
+    pub const fn bitboard(self) -> Bitboard {
+        Bitboard(0xFF << (8 * self as u8))
+    }
 }
 
 #[cfg(test)]

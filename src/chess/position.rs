@@ -9,13 +9,15 @@
 //! The en-passant square is kept only when an en-passant capture is legal in
 //! the position, so equal positions have equal keys and compare equal.
 
-use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
-use crate::bitboard::Bitboard;
-use crate::movegen::Side;
-use crate::moves::{Move, MoveKind};
-use crate::piece::{Color, Piece};
-use crate::square::{Rank, Square};
-use crate::zobrist::Zobrist;
+use crate::chess::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
+};
+use crate::chess::bitboard::Bitboard;
+use crate::chess::moves::{Move, MoveKind};
+use crate::chess::piece::{Color, Piece};
+use crate::chess::side::Side;
+use crate::chess::square::{Rank, Square};
+use crate::chess::zobrist::Zobrist;
 
 /// A chess position.
 #[derive(Clone, Copy)]
@@ -71,11 +73,6 @@ pub enum CastleSide {
 }
 
 impl Position {
-    /// The standard start position.
-    pub fn startpos() -> Position {
-        Position::from_fen(crate::fen::STARTPOS).expect("start position FEN is valid")
-    }
-
     /// An empty board, white to move, for building positions piece by piece
     /// (crate-internal: callers validate afterwards).
     pub(crate) fn empty(keys: &'static Zobrist) -> Position {
@@ -654,7 +651,10 @@ mod tests {
 
     #[test]
     fn flipped_twice_is_identity() {
-        let pos = Position::from_fen(crate::fen::KIWIPETE).unwrap();
+        let pos = Position::from_fen(
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        )
+        .unwrap();
         assert_eq!(pos.flipped().flipped(), pos);
         assert_eq!(pos.flipped().flipped().hash(), pos.hash());
     }

@@ -15,9 +15,9 @@
 //! `rook_attacks` / `bishop_attacks` use PEXT when it is compiled in and magics
 //! otherwise, unless the `magic` cargo feature forces magics (for measuring).
 
-use crate::bitboard::Bitboard;
-use crate::piece::Color;
-use crate::square::Square;
+use crate::chess::bitboard::Bitboard;
+use crate::chess::piece::Color;
+use crate::chess::square::Square;
 
 include!(concat!(env!("OUT_DIR"), "/magics.rs"));
 
@@ -486,7 +486,7 @@ mod tests {
         assert!(between(Square::E1, Square::E2).is_empty());
         assert_eq!(
             line(Square::E1, Square::E4),
-            crate::square::File::E.bitboard()
+            crate::chess::square::File::E.bitboard()
         );
         assert!(line(Square::A1, Square::B3).is_empty());
     }

@@ -5,8 +5,6 @@
 
 use std::fmt;
 
-use crate::bitboard::Bitboard;
-
 macro_rules! squares {
     ($($sq:ident),* $(,)?) => {
         /// One of the 64 squares of the board: a `u8` below 64 (`A1 = 0`,
@@ -96,12 +94,6 @@ impl Square {
     #[inline(always)]
     pub const fn rank(self) -> Rank {
         Rank::ALL[(self.0 as usize >> 3) & 7]
-    }
-
-    /// The one-square bitboard.
-    #[inline(always)]
-    pub const fn bitboard(self) -> Bitboard {
-        Bitboard(1u64 << self.0)
     }
 
     /// The square moved by `df` files and `dr` ranks, or `None` off the board.
@@ -194,12 +186,6 @@ impl File {
     pub const fn to_char(self) -> char {
         (b'a' + self as u8) as char
     }
-
-    /// The squares of this file.
-    #[inline(always)]
-    pub const fn bitboard(self) -> Bitboard {
-        Bitboard(0x0101_0101_0101_0101 << self as u8)
-    }
 }
 
 /// A rank (row) `First` (white's back rank) to `Eighth`.
@@ -249,12 +235,6 @@ impl Rank {
     /// Rank digit.
     pub const fn to_char(self) -> char {
         (b'1' + self as u8) as char
-    }
-
-    /// The squares of this rank.
-    #[inline(always)]
-    pub const fn bitboard(self) -> Bitboard {
-        Bitboard(0xFF << (8 * self as u8))
     }
 
     /// This rank as seen by `white` (`true`) or black: black's `First` is rank 8.

@@ -17,8 +17,8 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use crate::piece::{Color, Piece};
-use crate::square::{File, Square};
+use crate::chess::piece::{Color, Piece};
+use crate::chess::square::{File, Square};
 
 /// The seed of the default key set.
 pub const DEFAULT_SEED: u64 = 0x5045_5246_545F_4B45; // "PERFT_KE"

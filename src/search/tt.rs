@@ -22,7 +22,7 @@
 //! ```
 //!
 //! Scores are stored relative to the node (a mate is "mate in k plies from
-//! here", not from the root; [`score_to_tt`] / [`score_from_tt`]), so a mate
+//! here", not from the root; [`score_to_tt`](crate::search::score::score_to_tt) / [`score_from_tt`](crate::search::score::score_from_tt)), so a mate
 //! found in one place is still right when the position is reached at another
 //! ply by transposition.
 //!
@@ -73,7 +73,7 @@ use std::cell::Cell;
 
 use thiserror::Error;
 
-use crate::moves::Move;
+use crate::chess::moves::Move;
 
 /// Status slots in production. Slot 0 is the sentinel, so 16383 transactions
 /// run between two uses of the same slot.
@@ -93,10 +93,6 @@ pub const ENTRY_BYTES: usize = 16;
 pub const CLUSTER_ENTRIES: usize = 4;
 /// Size of one cluster in bytes (one cache line).
 pub const CLUSTER_BYTES: usize = 64;
-
-/// Scores at or beyond this magnitude are mate scores and are adjusted by
-/// the ply when stored and loaded.
-pub const MATE_THRESHOLD: i32 = crate::search::MATE - crate::search::MAX_PLY as i32;
 
 /// What a stored score says about the true value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -135,7 +131,7 @@ pub struct TtData {
     /// the probing position after a key collision: check it with
     /// [`Position::is_legal`](crate::Position::is_legal).
     pub mv: Move,
-    /// Score relative to the node ([`score_to_tt`]).
+    /// Score relative to the node ([`score_to_tt`](crate::search::score::score_to_tt)).
     pub score: i16,
     /// Remaining depth in plies the score was searched to.
     pub depth: u8,
@@ -709,60 +705,5 @@ impl Tt {
         self.stats.stores += 1;
         self.stats.entry_accesses += CLUSTER_ENTRIES as u64 + 1;
         Ok(())
-    }
-}
-
-/// A search score made node-relative for the TT: a mate `k` plies from the
-/// root, found at `ply`, is stored as a mate `k - ply` plies from the node.
-pub fn score_to_tt(score: i32, ply: usize) -> i16 {
-    let ply = ply as i32;
-    let s = if score >= MATE_THRESHOLD {
-        score + ply
-    } else if score <= -MATE_THRESHOLD {
-        score - ply
-    } else {
-        score
-    };
-    s.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
-}
-
-/// The inverse of [`score_to_tt`]: a node-relative score read at `ply`.
-pub fn score_from_tt(score: i16, ply: usize) -> i32 {
-    let (s, ply) = (i32::from(score), ply as i32);
-    if s >= MATE_THRESHOLD {
-        s - ply
-    } else if s <= -MATE_THRESHOLD {
-        s + ply
-    } else {
-        s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mate_scores_round_trip_through_node_relative_form() {
-        let mate_in_5_plies = crate::search::MATE - 5;
-        // Found 3 plies below the root: 2 plies from that node.
-        assert_eq!(
-            i32::from(score_to_tt(mate_in_5_plies, 3)),
-            crate::search::MATE - 2
-        );
-        assert_eq!(
-            score_from_tt(score_to_tt(mate_in_5_plies, 3), 3),
-            mate_in_5_plies
-        );
-        // Read at ply 1 instead (a transposition): mate 3 plies from the root.
-        assert_eq!(
-            score_from_tt(score_to_tt(mate_in_5_plies, 3), 1),
-            crate::search::MATE - 3
-        );
-        assert_eq!(
-            score_from_tt(score_to_tt(-mate_in_5_plies, 3), 3),
-            -mate_in_5_plies
-        );
-        assert_eq!(score_from_tt(score_to_tt(123, 7), 2), 123);
     }
 }

@@ -17,9 +17,9 @@ use std::path::Path;
 
 use thiserror::Error;
 
-use crate::fen::InvalidFen;
-use crate::position::Position;
-use crate::zobrist::Zobrist;
+use crate::chess::fen::InvalidFen;
+use crate::chess::position::Position;
+use crate::chess::zobrist::Zobrist;
 
 /// One parsed EPD line.
 #[derive(Clone, Debug)]

@@ -3,9 +3,9 @@
 
 use std::fmt;
 
-use crate::bitboard::Bitboard;
-use crate::piece::Piece;
-use crate::square::{File, Square};
+use crate::chess::bitboard::Bitboard;
+use crate::chess::piece::Piece;
+use crate::chess::square::{File, Square};
 
 /// What kind of move a [`Move`] is.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

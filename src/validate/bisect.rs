@@ -15,9 +15,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::engine::{DivideEngine, EngineDivide, EngineError};
-use crate::moves::Move;
-use crate::position::Position;
+use crate::chess::moves::Move;
+use crate::chess::position::Position;
+use crate::validate::engine::{DivideEngine, EngineDivide, EngineError};
 
 /// Our per-move counts of a position, or `None` when the run was stopped.
 pub type OurDivide<'a> = dyn FnMut(&Position, u32) -> Option<Vec<(Move, u128)>> + 'a;

@@ -13,17 +13,40 @@ use std::fmt::Write as _;
 
 use thiserror::Error;
 
-use crate::attacks::king_attacks;
-use crate::bitboard::Bitboard;
-use crate::piece::{Color, Piece};
-use crate::position::Position;
-use crate::square::{File, Rank, Square};
-use crate::zobrist::Zobrist;
+use crate::chess::attacks::king_attacks;
+use crate::chess::bitboard::Bitboard;
+use crate::chess::piece::{Color, Piece};
+use crate::chess::position::Position;
+use crate::chess::square::{File, Rank, Square};
+use crate::chess::zobrist::Zobrist;
 
 /// The standard start position.
 pub const STARTPOS: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 /// "Kiwipete", position 2 of the Chess Programming Wiki perft page (by Peter McKenzie).
 pub const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+/// Names accepted in place of a FEN.
+pub const POSITION_NAMES: [&str; 6] = ["startpos", "kiwipete", "cpw3", "cpw4", "cpw5", "cpw6"];
+
+/// The FEN of a named position (Chess Programming Wiki "Perft Results" 1-6).
+pub fn named_position(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "startpos" | "start" => STARTPOS,
+        "kiwipete" | "cpw2" => KIWIPETE,
+        "cpw3" => "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "cpw4" => "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "cpw5" => "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        "cpw6" => "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+        _ => return None,
+    })
+}
+
+impl Position {
+    /// The standard start position.
+    pub fn startpos() -> Position {
+        Position::from_fen(STARTPOS).expect("start position FEN is valid")
+    }
+}
 
 /// Quotes at most 80 characters of user text in an error message.
 fn quote(text: &str) -> String {
@@ -324,8 +347,8 @@ impl Position {
             validate_ep(&pos, sq)?;
             let pushed = Square::new(sq.file(), Rank::Fifth.relative(pos.side == Color::White));
             // Keep the square only if a capture is legal (the key ignores it otherwise).
-            let capturers =
-                crate::attacks::pawn_attacks(!pos.side, sq) & pos.colored(pos.side, Piece::Pawn);
+            let capturers = crate::chess::attacks::pawn_attacks(!pos.side, sq)
+                & pos.colored(pos.side, Piece::Pawn);
             if capturers
                 .into_iter()
                 .any(|c| pos.ep_capture_is_legal(pos.side, c, sq, pushed))
@@ -383,13 +406,13 @@ impl Position {
         let mut s = String::new();
         for color in Color::ALL {
             for side in [
-                crate::position::CastleSide::King,
-                crate::position::CastleSide::Queen,
+                crate::chess::position::CastleSide::King,
+                crate::chess::position::CastleSide::Queen,
             ] {
                 if let Some(rook) = self.castle_rook(color, side) {
                     let c = if self.chess960 {
                         rook.file().to_char()
-                    } else if side == crate::position::CastleSide::King {
+                    } else if side == crate::chess::position::CastleSide::King {
                         'k'
                     } else {
                         'q'

@@ -9,9 +9,9 @@
 //! endgame king table. The endgame test is the one given there: no queens,
 //! or every side that has a queen has at most one minor piece besides.
 
-use crate::piece::{Color, Piece};
-use crate::position::Position;
-use crate::square::Square;
+use crate::chess::piece::{Color, Piece};
+use crate::chess::position::Position;
+use crate::chess::square::Square;
 
 /// Centipawn value of each piece kind, pawn first (the king is not counted).
 pub const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 900, 0];

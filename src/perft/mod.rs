@@ -1,0 +1,16 @@
+//! The perft engine: counting the leaves of the legal move tree.
+//!
+//! Owns the serial counting recursion ([`perft()`], [`perft_plain`],
+//! [`divide()`]), the leaf-parent shortcut (`leaf`), the shared perft table
+//! ([`hash`]), and the rayon driver with its statistics ([`Perft`],
+//! [`PerftStats`]). Uses the `chess` layer only.
+
+mod count;
+pub mod hash;
+mod leaf;
+
+pub use count::{
+    Control, DEFAULT_HASH_SYNC, DEFAULT_MIN_HASH_DEPTH, DEFAULT_SPLIT_DEPTH, DivideOutcome,
+    MAX_THREADS, Perft, PerftConfig, PerftError, PerftStats, divide, perft, perft_full,
+    perft_plain,
+};
