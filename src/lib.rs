@@ -16,15 +16,16 @@
 //! `perft::perft` and `perft::Perft` stay put however the folders change.
 //!
 //! ```
-//! use perft::{Perft, PerftConfig, Position, STARTPOS, perft};
+//! use perft::{Perft, PerftConfig, Position, STARTPOS};
 //!
 //! // Serial count with bulk counting at the last ply.
 //! let start = Position::from_fen(STARTPOS)?;
-//! assert_eq!(perft(&start, 4), 197_281);
+//! // (`perft::perft`: importing the function as `perft` would shadow the crate.)
+//! assert_eq!(perft::perft(&start, 4), 197_281);
 //!
 //! // Moves in UCI notation; the position is copied, never mutated.
 //! let e4 = start.parse_uci("e2e4").expect("legal");
-//! assert_eq!(perft(&start.play_unchecked(e4), 3), 13_160);
+//! assert_eq!(perft::perft(&start.play_unchecked(e4), 3), 13_160);
 //!
 //! // The multi-threaded driver with a 16 MiB perft table; totals are u128.
 //! let driver = Perft::new(PerftConfig {

@@ -4,7 +4,7 @@
 //! [moves ...]`, `go perft N` (Stockfish's output: `move: count` lines, a
 //! blank line, `Nodes searched: N`, a blank line), `go depth N`, `go nodes
 //! N`, `go movetime MS` and clock times (the alpha-beta search of
-//! [`crate::search`]: `info` lines and `bestmove`), `setoption name
+//! [`crate::search`](mod@crate::search): `info` lines and `bestmove`), `setoption name
 //! Threads|Hash|UCI_Chess960 value V`, `d` (print the FEN), `stop`, `debug`,
 //! `quit`. Unknown commands are ignored as UCI requires, with an `info
 //! string` saying so; nothing the GUI sends makes the loop panic.
