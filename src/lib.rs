@@ -57,6 +57,8 @@ pub use chess::square::{File, Rank, Square};
 pub use chess::zobrist::Zobrist;
 pub use error::Error;
 pub use perft::hash::{HashSync, PerftTable};
-pub use perft::{Perft, PerftConfig, PerftStats, divide, perft, perft_plain};
+pub use perft::{
+    LeafStats, Perft, PerftConfig, PerftStats, divide, perft, perft_plain, perft_stats,
+};
 pub use search::tt::Tt;
 pub use search::{Limits, Score, SearchOptions, SearchResult, search};
