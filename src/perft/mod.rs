@@ -16,4 +16,4 @@ pub use count::{
     MAX_THREADS, Perft, PerftConfig, PerftError, PerftStats, divide, perft, perft_full,
     perft_plain,
 };
-pub use stats::{LeafStats, StatsOutcome, move_stats, perft_stats};
+pub use stats::{LeafStats, StatField, StatsOutcome, move_stats, perft_stats};

@@ -92,22 +92,81 @@ pub struct LeafStats {
     pub checkmates: u64,
 }
 
-impl LeafStats {
-    /// The figures in the published column order with their names:
-    /// nodes, captures, en passant, castles, promotions, checks,
-    /// discovered checks, double checks, checkmates.
-    pub fn fields(&self) -> [(&'static str, u64); 9] {
-        [
-            ("nodes", self.nodes),
-            ("captures", self.captures),
-            ("en_passant", self.en_passant),
-            ("castles", self.castles),
-            ("promotions", self.promotions),
-            ("checks", self.checks),
-            ("discovered_checks", self.discovered_checks),
-            ("double_checks", self.double_checks),
-            ("checkmates", self.checkmates),
-        ]
+/// One figure of a [`LeafStats`] besides `nodes`, in the published column
+/// order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StatField {
+    /// [`LeafStats::captures`].
+    Captures,
+    /// [`LeafStats::en_passant`].
+    EnPassant,
+    /// [`LeafStats::castles`].
+    Castles,
+    /// [`LeafStats::promotions`].
+    Promotions,
+    /// [`LeafStats::checks`].
+    Checks,
+    /// [`LeafStats::discovered_checks`].
+    DiscoveredChecks,
+    /// [`LeafStats::double_checks`].
+    DoubleChecks,
+    /// [`LeafStats::checkmates`].
+    Checkmates,
+}
+
+impl StatField {
+    /// Every figure, in the published column order.
+    pub const ALL: [StatField; 8] = [
+        StatField::Captures,
+        StatField::EnPassant,
+        StatField::Castles,
+        StatField::Promotions,
+        StatField::Checks,
+        StatField::DiscoveredChecks,
+        StatField::DoubleChecks,
+        StatField::Checkmates,
+    ];
+
+    /// The field name (as in [`LeafStats`] and the JSON reports).
+    pub const fn name(self) -> &'static str {
+        match self {
+            StatField::Captures => "captures",
+            StatField::EnPassant => "en_passant",
+            StatField::Castles => "castles",
+            StatField::Promotions => "promotions",
+            StatField::Checks => "checks",
+            StatField::DiscoveredChecks => "discovered_checks",
+            StatField::DoubleChecks => "double_checks",
+            StatField::Checkmates => "checkmates",
+        }
+    }
+
+    /// The column heading of the published tables.
+    pub const fn heading(self) -> &'static str {
+        match self {
+            StatField::Captures => "Captures",
+            StatField::EnPassant => "E.p.",
+            StatField::Castles => "Castles",
+            StatField::Promotions => "Promotions",
+            StatField::Checks => "Checks",
+            StatField::DiscoveredChecks => "Discovery Checks",
+            StatField::DoubleChecks => "Double Checks",
+            StatField::Checkmates => "Checkmates",
+        }
+    }
+
+    /// This figure of `stats`.
+    pub const fn of(self, stats: &LeafStats) -> u64 {
+        match self {
+            StatField::Captures => stats.captures,
+            StatField::EnPassant => stats.en_passant,
+            StatField::Castles => stats.castles,
+            StatField::Promotions => stats.promotions,
+            StatField::Checks => stats.checks,
+            StatField::DiscoveredChecks => stats.discovered_checks,
+            StatField::DoubleChecks => stats.double_checks,
+            StatField::Checkmates => stats.checkmates,
+        }
     }
 }
 
