@@ -153,7 +153,7 @@ fn the_published_rows_up_to_a_billion_nodes_through_the_driver() {
 fn every_published_row() {
     let records = load("standard");
     let rows = published_rows(&records, u64::MAX);
-    assert_eq!(rows.len(), 37);
+    assert_eq!(rows.len(), 35);
     let perft = Perft::new(PerftConfig::default()).unwrap();
     let failures: Vec<String> = rows
         .iter()
@@ -458,4 +458,24 @@ fn malformed_statistics_opcodes_are_clear_errors() {
         assert!(err.contains("stats-malformed.epd:1:"), "{ops}: {err}");
         assert_eq!(err.lines().count(), 1, "{ops}: {err}");
     }
+}
+
+#[test]
+fn bench_stats_keeps_the_signature_and_classifies_each_position() {
+    let plain = json_stdout(&run_perft(&["bench", "--max-depth", "3", "--json"]));
+    let out = run_perft(&["bench", "--max-depth", "3", "--stats", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json_stdout(&out);
+    assert_eq!(v["signature"], plain["signature"]);
+    let run = &v["runs"][0];
+    assert_eq!(run["leaf_stats"], true);
+    // Kiwipete D3 (published): 17,102 captures, 3,162 castles, 993 checks.
+    let kiwipete = &run["positions"][1];
+    assert_eq!(kiwipete["id"], "kiwipete");
+    assert_eq!(kiwipete["stats"]["captures"], 17_102);
+    assert_eq!(kiwipete["stats"]["castles"], 3_162);
+    assert_eq!(kiwipete["stats"]["checks"], 993);
+    let out = run_perft(&["bench", "--stats", "--hash", "16MiB"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--stats uses no perft table"));
 }

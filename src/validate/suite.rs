@@ -337,6 +337,38 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - ;D1 20;D2 400; id \"start\"
     }
 
     #[test]
+    fn statistics_opcodes_parse_and_bad_ones_are_errors() {
+        let line = "8/8/8/8/8/8/8/K6k w - - ;D1 3 ;D1cap 0 ;D2 9 ;d2mates 1 ;D2ep 0; dm 2";
+        let r = parse_epd_line(line, 1, false).unwrap();
+        assert_eq!(r.depths, vec![(1, 3), (2, 9)]);
+        assert_eq!(
+            r.stats,
+            vec![
+                (1, StatField::Captures, 0),
+                (2, StatField::Checkmates, 1),
+                (2, StatField::EnPassant, 0)
+            ]
+        );
+        assert_eq!(r.stats_at(2).count(), 2);
+        assert_eq!(r.op("dm"), Some("2"));
+        for (ops, err) in [
+            (
+                ";D1 3 ;D1captures 0",
+                EpdError::BadStatOp("D1captures 0".into()),
+            ),
+            (";D1 3 ;D1cap -1", EpdError::BadStatOp("D1cap -1".into())),
+            (";D1 3 ;D1dbl 0 ;D1dbl 1", EpdError::DuplicateStat(1, "dbl")),
+            (";D1 3 ;D3disc 0", EpdError::StatWithoutDepth(3, "disc")),
+        ] {
+            let line = format!("8/8/8/8/8/8/8/K6k w - - {ops}");
+            assert_eq!(parse_epd_line(&line, 1, false).unwrap_err(), err, "{ops}");
+        }
+        for (code, field) in STAT_OPCODES {
+            assert_eq!(stat_opcode(field), code);
+        }
+    }
+
+    #[test]
     fn malformed_lines_name_file_and_line() {
         let err = parse_suite("8/8/8/8/8/8/8/K6k w - - ;D1 x\n", "f.epd", false).unwrap_err();
         assert!(
