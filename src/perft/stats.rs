@@ -201,6 +201,16 @@ impl std::iter::Sum for LeafStats {
 
 /// Serial perft with the leaf breakdown. Depth 0 is the position itself:
 /// one node, reached by no move, so every other figure is 0.
+///
+/// ```
+/// use perft::{KIWIPETE, Position, perft_stats};
+///
+/// // Chess Programming Wiki, "Perft Results", Kiwipete depth 3.
+/// let s = perft_stats(&Position::from_fen(KIWIPETE)?, 3);
+/// assert_eq!((s.nodes, s.captures, s.en_passant), (97_862, 17_102, 45));
+/// assert_eq!((s.castles, s.checks, s.checkmates), (3_162, 993, 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn perft_stats(pos: &Position, depth: u32) -> LeafStats {
     let mut acc = LeafStats::default();
     match pos.side_to_move() {
@@ -309,6 +319,16 @@ fn classify_made<S: Side>(pos: &Position, piece: Piece, mv: Move, acc: &mut Leaf
     }
 }
 
+// `Classifier::check_squares` is indexed by `Piece::index` in this order.
+const _: () = assert!(
+    Piece::Pawn.index() == 0
+        && Piece::Knight.index() == 1
+        && Piece::Bishop.index() == 2
+        && Piece::Rook.index() == 3
+        && Piece::Queen.index() == 4
+        && Piece::King.index() == 5
+);
+
 /// The [`MoveSink`] that classifies the moves of a leaf parent from their
 /// target sets (see the module notes).
 struct Classifier<'a, S: Side> {
@@ -340,8 +360,6 @@ impl<'a, S: Side> Classifier<'a, S> {
             diagonal | orthogonal,
             Bitboard::EMPTY,
         ];
-        debug_assert_eq!(Piece::Pawn.index(), 0);
-        debug_assert_eq!(Piece::King.index(), 5);
         // Our first piece on each line from the enemy king, if one of our
         // sliders of the right kind stands right behind it.
         let mut candidates = Bitboard::EMPTY;
@@ -365,9 +383,9 @@ impl<'a, S: Side> Classifier<'a, S> {
         }
     }
 
-    /// Records the checking moves among `moves` targets: `direct` land on a
-    /// check square, `uncovered` leave a discovery line; `make` builds the
-    /// child for the checkmate test.
+    /// Records the checking moves among a group's targets: `direct` ones
+    /// land on a check square, `uncovered` ones leave a discovery line;
+    /// `make` builds the child of a target for the checkmate test.
     #[inline(always)]
     fn record_checks(
         &mut self,
