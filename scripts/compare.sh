@@ -11,6 +11,8 @@
 #   --threads N      threads for perft and Stockfish (default 1)
 #   --hash SIZE      give perft a perft table (default: none, like Stockfish's
 #                    go perft; with one, perft's speed is effective, not raw)
+#   --stats          time `perft count --stats` (leaves counted and classified,
+#                    no perft table) against the others' plain counts
 #   --perft PATH     our binary (default target/release/perft)
 #   --stockfish PATH Stockfish (default: stockfish on PATH, /usr/games/stockfish)
 #   --no-stockfish   leave Stockfish out
@@ -32,7 +34,7 @@ set -euo pipefail
 
 rounds=3; threads=1; perft=target/release/perft; json=0; hash=none
 stockfish=${STOCKFISH:-$(command -v stockfish || echo /usr/games/stockfish)}
-use_sf=1; others=(); specs=()
+use_sf=1; others=(); specs=(); stats=
 while [ $# -gt 0 ]; do
     case $1 in
         --rounds) rounds=$2; shift 2 ;;
@@ -43,7 +45,8 @@ while [ $# -gt 0 ]; do
         --no-stockfish) use_sf=0; shift ;;
         --other) others+=("$2"); shift 2 ;;
         --json) json=1; shift ;;
-        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        --stats) stats=--stats; shift ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
         -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
         *) specs+=("$1"); shift ;;
     esac
@@ -54,6 +57,9 @@ if [ $use_sf = 1 ] && [ ! -x "$stockfish" ]; then
     echo "compare.sh: Stockfish not found (apt-get install stockfish, or --stockfish PATH, or --no-stockfish)" >&2; exit 2
 fi
 case $rounds in ''|*[!0-9]*|0) echo "compare.sh: --rounds needs a positive integer" >&2; exit 2 ;; esac
+if [ -n "$stats" ] && [ "$hash" != none ]; then
+    echo "compare.sh: --stats counts without the perft table; drop --hash" >&2; exit 2
+fi
 
 now() { echo "$EPOCHREALTIME"; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.6f", a - b}'; }
@@ -61,7 +67,7 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.6f", (b > 0 ? a / b : 0)}'; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 run_ours() { # depth position -> "nodes seconds"
-    "$perft" count "$1" "$2" --threads "$threads" --hash "$hash" --json |
+    "$perft" count "$1" "$2" --threads "$threads" --hash "$hash" $stats --json |
         python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["nodes"], r["seconds"])'
 }
 run_sf() { # depth fen c960 -> "nodes seconds"
@@ -128,7 +134,7 @@ for spec in "${specs[@]}"; do
         json_rows+=("{\"position\":\"$pos\",\"depth\":$depth,\"nodes\":$expected,\"program\":\"$name\",\"median_seconds\":$m,\"time_vs_perft\":$ratio}")
     done
 done
-echo "(vs ours = that program's median time / ours: above 1 means perft is faster; $rounds rounds, $threads thread(s), perft table: $hash, interleaved)"
+echo "(vs ours = that program's median time / ours: above 1 means perft is faster; $rounds rounds, $threads thread(s), perft table: $hash${stats:+, perft with --stats}, interleaved)"
 if [ $json = 1 ]; then
     (IFS=,; echo "[${json_rows[*]}]")
 fi

@@ -6,7 +6,7 @@
 //! | module | owns | uses |
 //! |---|---|---|
 //! | [`chess`] | squares, bitboards, attacks, Zobrist keys, [`Position`], FEN, moves, legal generation | nothing |
-//! | [`perft`](mod@perft) | the counting recursion, the leaf-parent shortcut, the perft table, the parallel driver | `chess` |
+//! | [`perft`](mod@perft) | the counting recursion, the leaf-parent shortcut, the perft table, the parallel driver, leaf statistics | `chess` |
 //! | [`search`](mod@search) | scores, evaluation, the transactional TT, alpha-beta | `chess` |
 //! | [`validate`] | EPD suites, external engines, bisection | `chess`, `perft` |
 //! | [`report`] | report types, text and JSON rendering, build info | the layers above |
@@ -16,16 +16,21 @@
 //! `perft::perft` and `perft::Perft` stay put however the folders change.
 //!
 //! ```
+//! // (Not `use perft::perft`: that would also import the module `perft`
+//! // and shadow the crate's name.)
 //! use perft::{Perft, PerftConfig, Position, STARTPOS};
 //!
 //! // Serial count with bulk counting at the last ply.
 //! let start = Position::from_fen(STARTPOS)?;
-//! // (`perft::perft`: importing the function as `perft` would shadow the crate.)
 //! assert_eq!(perft::perft(&start, 4), 197_281);
 //!
 //! // Moves in UCI notation; the position is copied, never mutated.
 //! let e4 = start.parse_uci("e2e4").expect("legal");
 //! assert_eq!(perft::perft(&start.play_unchecked(e4), 3), 13_160);
+//!
+//! // The published breakdown of the leaves (`--stats`).
+//! let stats = perft::perft_stats(&start, 4);
+//! assert_eq!((stats.captures, stats.checks, stats.checkmates), (1_576, 469, 8));
 //!
 //! // The multi-threaded driver with a 16 MiB perft table; totals are u128.
 //! let driver = Perft::new(PerftConfig {
@@ -58,6 +63,8 @@ pub use chess::square::{File, Rank, Square};
 pub use chess::zobrist::Zobrist;
 pub use error::Error;
 pub use perft::hash::{HashSync, PerftTable};
-pub use perft::{Perft, PerftConfig, PerftStats, divide, perft, perft_plain};
+pub use perft::{
+    LeafStats, Perft, PerftConfig, PerftStats, divide, perft, perft_plain, perft_stats,
+};
 pub use search::tt::Tt;
 pub use search::{Limits, Score, SearchOptions, SearchResult, search};

@@ -12,6 +12,7 @@ mod parallel;
 mod protocols;
 mod reports;
 mod search;
+mod stats;
 mod stockfish;
 mod suites;
 mod terminal;

@@ -10,8 +10,8 @@ use super::config::{EngineArgs, build_perft, hash_setting};
 use super::output::{busy_machine_warning, emit_warnings, timing_warnings, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory};
 use crate::error::{EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, Error};
-use crate::perft::Control;
-use crate::report::{self, BenchPosition, BenchReport, BenchRun, Header};
+use crate::perft::{Control, DivideOutcome, PerftStats};
+use crate::report::{self, BenchPosition, BenchReport, BenchRun, Header, StatsReport};
 use crate::validate::suite::{self as epd, EpdRecord};
 
 /// The benchmark positions (positions/bench.epd), built in so `perft bench`
@@ -33,6 +33,10 @@ pub struct BenchArgs {
     /// prints a scaling table.
     #[command(flatten)]
     pub engine: EngineArgs,
+    /// Time the leaf statistics (`--stats` of `perft count`): every leaf
+    /// counted and classified, no perft table; the signature is unchanged.
+    #[arg(long)]
+    pub stats: bool,
     /// Print one JSON object on stdout (and nothing else).
     #[arg(long)]
     pub json: bool,
@@ -75,6 +79,11 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
     }
     // Raw generator speed unless --hash asks for a table (depth 0: no automatic table).
     let configs = args.engine.configs(0)?;
+    if args.stats && configs.iter().any(|c| c.hash_bytes > 0) {
+        return Err(Error::Usage(
+            "--stats uses no perft table (the table stores node counts only): drop --hash".into(),
+        ));
+    }
     let busy = busy_machine_warning();
     let max_threads = configs.iter().map(|c| c.threads).max().unwrap_or(1);
     let interrupt = Interrupt::install();
@@ -93,14 +102,23 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
         for (record, id, depth, expected) in &jobs {
             bar.set_message(&format!("bench, {threads} threads: {id} D{depth}"));
             let start = Instant::now();
-            let o = perft.divide(
-                &record.position,
-                *depth,
-                Control {
-                    stop: Some(interrupt.flag()),
-                    on_root_move: None,
-                },
-            );
+            let control = Control {
+                stop: Some(interrupt.flag()),
+                on_root_move: None,
+            };
+            let (o, leaves) = if args.stats {
+                let o = perft.divide_stats(&record.position, *depth, control);
+                let counted = DivideOutcome {
+                    moves: Vec::new(),
+                    root_moves: o.root_moves,
+                    nodes: u128::from(o.total.nodes),
+                    complete: o.complete,
+                    stats: PerftStats::default(),
+                };
+                (counted, Some(StatsReport(o.total)))
+            } else {
+                (perft.divide(&record.position, *depth, control), None)
+            };
             bar.inc();
             let seconds = start.elapsed().as_secs_f64();
             stats = stats + o.stats;
@@ -123,6 +141,7 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
                 expected: *expected,
                 seconds,
                 mnps: report::nps(o.nodes, seconds) / 1e6,
+                stats: leaves,
             });
         }
         let seconds = run_start.elapsed().as_secs_f64();
@@ -149,6 +168,7 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
             probes: stats.probes,
             hits: stats.hits,
             hit_rate: stats.hit_rate(),
+            leaf_stats: args.stats,
         };
         if !args.json {
             write_out(&BenchReport::run_text(&run))?;

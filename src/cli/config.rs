@@ -163,6 +163,20 @@ impl EngineArgs {
     pub fn build(&self, max_depth: u32) -> Result<Perft, Error> {
         build_perft(self.config(max_depth)?)
     }
+
+    /// Builds a driver with no perft table, for `flag` (`--stats`), which
+    /// needs more than the node counts the table stores. An explicit
+    /// `--hash` size is an error rather than silently dropped.
+    pub fn build_without_table(&self, max_depth: u32, flag: &str) -> Result<Perft, Error> {
+        let mut config = self.config(max_depth)?;
+        if !self.hash.is_empty() && config.hash_bytes > 0 {
+            return Err(Error::Usage(format!(
+                "{flag} uses no perft table (the table stores node counts only): drop --hash"
+            )));
+        }
+        config.hash_bytes = 0;
+        build_perft(config)
+    }
 }
 
 /// Starts a driver for `config`.

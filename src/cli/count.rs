@@ -10,8 +10,10 @@ use super::progress::{Interrupt, ProgressFactory};
 use crate::chess::moves::Move;
 use crate::chess::position::Position;
 use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error};
-use crate::perft::{Control, DivideOutcome, Perft, PerftStats};
-use crate::report::{self, CountReport, DivideEntry, DivideReport, Header, Warning};
+use crate::perft::{
+    Control, DivideOutcome, LeafStats, Perft, PerftStats, StatsOutcome, perft_stats,
+};
+use crate::report::{self, CountReport, DivideEntry, DivideReport, Header, StatsReport, Warning};
 
 /// `perft count` arguments.
 #[derive(Debug, Args)]
@@ -24,6 +26,11 @@ pub struct CountArgs {
     /// Threads and hash.
     #[command(flatten)]
     pub engine: EngineArgs,
+    /// Also classify the leaves as the published tables do: captures, en
+    /// passant, castles, promotions, checks, discovered checks, double
+    /// checks, checkmates (no perft table: every leaf is counted).
+    #[arg(long)]
+    pub stats: bool,
     /// Print one JSON object on stdout (and nothing else).
     #[arg(long)]
     pub json: bool,
@@ -40,6 +47,11 @@ pub struct DivideArgs {
     /// Threads and hash.
     #[command(flatten)]
     pub engine: EngineArgs,
+    /// Also classify the leaves as the published tables do: captures, en
+    /// passant, castles, promotions, checks, discovered checks, double
+    /// checks, checkmates (no perft table: every leaf is counted).
+    #[arg(long)]
+    pub stats: bool,
     /// Print one JSON object on stdout (and nothing else).
     #[arg(long)]
     pub json: bool,
@@ -74,10 +86,19 @@ struct Counted {
     complete: bool,
     seconds: f64,
     stats: PerftStats,
+    /// With `--stats`: the breakdown per finished root move, and in total.
+    leaves: Option<(Vec<LeafStats>, LeafStats)>,
 }
 
 /// Counts with progress and Ctrl-C; depth 0 is 1 without running anything.
-fn counted(perft: &Perft, pos: &Position, depth: u32, progress: &ProgressFactory) -> Counted {
+/// With `with_stats` the leaves are classified too (no perft table).
+fn counted(
+    perft: &Perft,
+    pos: &Position,
+    depth: u32,
+    progress: &ProgressFactory,
+    with_stats: bool,
+) -> Counted {
     let start = Instant::now();
     if depth == 0 {
         return Counted {
@@ -87,10 +108,36 @@ fn counted(perft: &Perft, pos: &Position, depth: u32, progress: &ProgressFactory
             complete: true,
             seconds: 0.0,
             stats: PerftStats::default(),
+            leaves: with_stats.then(|| (Vec::new(), perft_stats(pos, 0))),
         };
     }
     let interrupt = Interrupt::install();
     let label = format!("perft {depth}");
+    if with_stats {
+        let bar = progress.root_moves(pos.legal_moves().len(), &label);
+        let on_root_move = |_: Move, _: u128| bar.inc();
+        let o: StatsOutcome = perft.divide_stats(
+            pos,
+            depth,
+            Control {
+                stop: Some(interrupt.flag()),
+                on_root_move: Some(&on_root_move),
+            },
+        );
+        return Counted {
+            moves: o
+                .moves
+                .iter()
+                .map(|&(mv, st)| (mv, u128::from(st.nodes)))
+                .collect(),
+            root_moves: o.root_moves,
+            nodes: u128::from(o.total.nodes),
+            complete: o.complete,
+            seconds: start.elapsed().as_secs_f64(),
+            stats: PerftStats::default(),
+            leaves: Some((o.moves.iter().map(|&(_, st)| st).collect(), o.total)),
+        };
+    }
     let o: DivideOutcome =
         divide_with_progress(perft, pos, depth, interrupt.flag(), progress, &label);
     Counted {
@@ -100,15 +147,26 @@ fn counted(perft: &Perft, pos: &Position, depth: u32, progress: &ProgressFactory
         complete: o.complete,
         seconds: start.elapsed().as_secs_f64(),
         stats: o.stats,
+        leaves: None,
+    }
+}
+
+/// The driver for a count or divide: with `--stats`, one without a perft
+/// table (it stores node counts only).
+fn build_driver(engine: &EngineArgs, depth: u32, with_stats: bool) -> Result<Perft, Error> {
+    if with_stats {
+        engine.build_without_table(depth, "--stats")
+    } else {
+        engine.build(depth)
     }
 }
 
 /// Runs `perft count`.
 pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
     let pos = resolve_position(&args.position)?;
-    let perft = args.engine.build(args.depth)?;
+    let perft = build_driver(&args.engine, args.depth, args.stats)?;
     let progress = ProgressFactory::new(args.json, quiet);
-    let outcome = counted(&perft, &pos, args.depth, &progress);
+    let outcome = counted(&perft, &pos, args.depth, &progress, args.stats);
     let seconds = outcome.seconds;
     let threads = perft.config().threads;
     let mut warnings = timing_warnings(threads, None);
@@ -135,6 +193,11 @@ pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
         table: perft
             .table()
             .map(|_| report::TableStats::from(&outcome.stats)),
+        table_used: perft.table().is_some(),
+        stats: outcome
+            .leaves
+            .as_ref()
+            .map(|(_, total)| StatsReport(*total)),
         warnings,
     };
     if args.json {
@@ -157,18 +220,23 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         ));
     }
     let pos = resolve_position(&args.position)?;
-    let perft = args.engine.build(args.depth)?;
+    let perft = build_driver(&args.engine, args.depth, args.stats)?;
     let progress = ProgressFactory::new(args.json, quiet);
-    let outcome = counted(&perft, &pos, args.depth, &progress);
+    let outcome = counted(&perft, &pos, args.depth, &progress, args.stats);
     let seconds = outcome.seconds;
     let chess960 = pos.is_chess960();
     let mut moves: Vec<DivideEntry> = outcome
         .moves
         .iter()
-        .map(|&(mv, n)| DivideEntry {
+        .enumerate()
+        .map(|(i, &(mv, n))| DivideEntry {
             mv: mv.to_uci(chess960).to_string(),
             nodes: n,
             nodes_str: n.to_string(),
+            stats: outcome
+                .leaves
+                .as_ref()
+                .map(|(per_move, _)| StatsReport(per_move[i])),
         })
         .collect();
     moves.sort_by(|a, b| a.mv.cmp(&b.mv));
@@ -191,6 +259,11 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         root_moves: outcome.root_moves,
         threads: perft.config().threads,
         seconds,
+        table_used: perft.table().is_some(),
+        stats: outcome
+            .leaves
+            .as_ref()
+            .map(|(_, total)| StatsReport(*total)),
         warnings,
     };
     if args.json {

@@ -40,6 +40,11 @@ pub struct SuiteArgs {
     /// Read every file in Chess960 mode (KQkq as X-FEN).
     #[arg(long)]
     pub chess960: bool,
+    /// Check the published leaf statistics too (`;D4cap 757163 ;D4ep 1929
+    /// ...`). Depths with figures are counted without the perft table;
+    /// without this flag the figures are read but not checked.
+    #[arg(long)]
+    pub stats: bool,
     /// Threads and hash.
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -71,6 +76,7 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
     let limits = SuiteLimits {
         max_depth: args.max_depth,
         max_nodes: (args.max_nodes > 0).then_some(args.max_nodes),
+        stats: args.stats,
     };
     // Load everything first: a malformed line is an input error (exit 2)
     // before any time is spent.
@@ -129,18 +135,19 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
     for (i, &(file, record)) in selected.iter().enumerate() {
         bar.set_message(&format!("{file}:{}", record.line));
         let (outcome, reason) = with_stop(&interrupt, timeout, |stop| {
-            epd::check_record(file, record, &limits, |p, d| {
-                let o = perft.divide(
-                    p,
-                    d,
-                    Control {
-                        stop: Some(stop),
-                        on_root_move: None,
-                    },
-                );
+            epd::check_record(file, record, &limits, |p, d, with_stats| {
+                let control = Control {
+                    stop: Some(stop),
+                    on_root_move: None,
+                };
+                if with_stats {
+                    let o = perft.divide_stats(p, d, control);
+                    return o.complete.then_some((o.total.nodes, Some(o.total)));
+                }
+                let o = perft.divide(p, d, control);
                 // Suite counts are u64, so a count that does not fit cannot match.
                 o.complete
-                    .then(|| u64::try_from(o.nodes).unwrap_or(u64::MAX))
+                    .then(|| (u64::try_from(o.nodes).unwrap_or(u64::MAX), None))
             })
         });
         let status = if outcome.stopped_at_depth.is_some() {
@@ -169,6 +176,11 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
         summary.counts_checked += outcome.checks.len();
         summary.counts_failed += outcome.checks.iter().filter(|c| !c.pass).count();
         summary.counts_skipped += outcome.skipped.len();
+        for c in &outcome.checks {
+            summary.stats_checked += c.stats.len();
+            summary.stats_failed += c.stats.iter().filter(|st| !st.pass).count();
+            summary.stats_not_checked += c.stats_not_checked;
+        }
         summary.nodes += outcome
             .checks
             .iter()
@@ -204,6 +216,7 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
         max_nodes: limits.max_nodes,
         timeout: args.timeout,
         fail_fast: args.fail_fast,
+        stats: args.stats,
         threads,
         complete,
         positions,

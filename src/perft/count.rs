@@ -71,7 +71,7 @@ fn perft_side<S: Side, const SHORTCUT: bool>(pos: &Position, depth: u32) -> u64 
 /// the perft makes: exact board, rights and en passant, the key only when
 /// `KEYS`, no clocks.
 #[inline(always)]
-fn for_each_child<S: Side, const KEYS: bool>(pos: &Position, f: impl FnMut(&Position)) {
+pub(crate) fn for_each_child<S: Side, const KEYS: bool>(pos: &Position, f: impl FnMut(&Position)) {
     movegen::generate_into::<S, _>(
         pos,
         &mut Children::<S, KEYS, _> {
@@ -463,6 +463,11 @@ impl Perft {
     /// The settings.
     pub fn config(&self) -> &PerftConfig {
         &self.config
+    }
+
+    /// Runs `f` on the driver's thread pool.
+    pub(crate) fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        self.pool.install(f)
     }
 
     /// The perft table, if any.

@@ -3,14 +3,17 @@
 //! Owns the serial counting recursion ([`perft()`], [`perft_plain`],
 //! [`divide()`]), the leaf-parent shortcut (`leaf`), the shared perft table
 //! ([`hash`]), and the rayon driver with its statistics ([`Perft`],
-//! [`PerftStats`]). Uses the `chess` layer only.
+//! [`PerftStats`]), and the leaf breakdown of `--stats` ([`stats`]). Uses
+//! the `chess` layer only.
 
 mod count;
 pub mod hash;
 mod leaf;
+pub mod stats;
 
 pub use count::{
     Control, DEFAULT_HASH_SYNC, DEFAULT_MIN_HASH_DEPTH, DEFAULT_SPLIT_DEPTH, DivideOutcome,
     MAX_THREADS, Perft, PerftConfig, PerftError, PerftStats, divide, perft, perft_full,
     perft_plain,
 };
+pub use stats::{LeafStats, StatField, StatsOutcome, move_stats, perft_stats};

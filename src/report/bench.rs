@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{Header, Warning, thousands};
+use super::{Header, StatsReport, Warning, thousands};
 
 /// One position of a bench run.
 #[derive(Clone, Debug, Serialize)]
@@ -21,8 +21,12 @@ pub struct BenchPosition {
     pub expected: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
-    /// Millions of bulk-counted leaves per second.
+    /// Millions of bulk-counted leaves per second (with `--stats`: leaves
+    /// counted and classified).
     pub mnps: f64,
+    /// The leaf breakdown (only with `--stats`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<StatsReport>,
 }
 
 /// One engine setting of a bench (one row of the scaling table).
@@ -52,6 +56,8 @@ pub struct BenchRun {
     pub hits: u64,
     /// `hits / probes` (0 without a table).
     pub hit_rate: f64,
+    /// True with `--stats`: every leaf counted and classified.
+    pub leaf_stats: bool,
 }
 
 /// Result of `perft bench`.
@@ -81,12 +87,17 @@ impl BenchReport {
     /// The table of one run.
     pub fn run_text(run: &BenchRun) -> String {
         let mut s = format!(
-            "threads {}{}\n{:<12} {:>5} {:>15} {:>9} {:>8}\n",
+            "threads {}{}{}\n{:<12} {:>5} {:>15} {:>9} {:>8}\n",
             run.threads,
             run.hash
                 .as_deref()
                 .map(|h| format!(", hash {h}"))
                 .unwrap_or_default(),
+            if run.leaf_stats {
+                ", --stats (leaves counted and classified)"
+            } else {
+                ""
+            },
             "position",
             "depth",
             "nodes",

@@ -11,6 +11,8 @@
 
 use serde::Serialize;
 
+use crate::perft::{LeafStats, StatField};
+
 mod bench;
 mod compare;
 mod suite;
@@ -339,6 +341,73 @@ impl TableStats {
     }
 }
 
+/// The leaf breakdown of a run (`--stats`). JSON: the eight figures under
+/// the names of [`crate::perft::LeafStats`] (`captures`, `en_passant`,
+/// `castles`, `promotions`, `checks`, `discovered_checks`, `double_checks`,
+/// `checkmates`), each with its exact decimal `_str` twin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StatsReport(pub LeafStats);
+
+impl Serialize for StatsReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(2 * StatField::ALL.len()))?;
+        for field in StatField::ALL {
+            let n = field.of(&self.0);
+            m.serialize_entry(field.name(), &n)?;
+            m.serialize_entry(&format!("{}_str", field.name()), &n.to_string())?;
+        }
+        m.end()
+    }
+}
+
+impl StatsReport {
+    /// A text table in the published tables' columns (Nodes, Captures,
+    /// E.p., Castles, Promotions, Checks, Discovery Checks, Double Checks,
+    /// Checkmates), one row per `(label, stats)`, under `first` as the
+    /// heading of the label column. Numbers are right-aligned with
+    /// thousands separators.
+    pub fn table(first: &str, rows: &[(String, LeafStats)]) -> String {
+        let mut headings = vec![first.to_string(), "Nodes".to_string()];
+        headings.extend(StatField::ALL.iter().map(|f| f.heading().to_string()));
+        let cells: Vec<Vec<String>> = rows
+            .iter()
+            .map(|(label, st)| {
+                let mut row = vec![label.clone(), thousands(st.nodes.into())];
+                row.extend(StatField::ALL.iter().map(|f| thousands(f.of(st).into())));
+                row
+            })
+            .collect();
+        let widths: Vec<usize> = (0..headings.len())
+            .map(|i| {
+                cells
+                    .iter()
+                    .map(|r| r[i].len())
+                    .chain([headings[i].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |row: &[String]| {
+            let mut out = String::new();
+            for (i, cell) in row.iter().enumerate() {
+                if i == 0 {
+                    out.push_str(&format!("{cell:<w$}", w = widths[0]));
+                } else {
+                    out.push_str(&format!("  {cell:>w$}", w = widths[i]));
+                }
+            }
+            out.push('\n');
+            out
+        };
+        let mut out = line(&headings);
+        for row in &cells {
+            out.push_str(&line(row));
+        }
+        out
+    }
+}
+
 /// Result of `perft count`.
 #[derive(Clone, Debug, Serialize)]
 pub struct CountReport {
@@ -370,6 +439,12 @@ pub struct CountReport {
     pub engine: EngineInfo,
     /// Table counters (`null` without a table).
     pub table: Option<TableStats>,
+    /// True if the perft table was used (never with `--stats`: it stores
+    /// node counts only, so every leaf is counted and classified).
+    pub table_used: bool,
+    /// The leaf breakdown (only with `--stats`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<StatsReport>,
     /// Warnings (also printed on stderr).
     pub warnings: Vec<Warning>,
 }
@@ -385,17 +460,32 @@ impl CountReport {
                 self.root_moves_done, self.root_moves
             )
         };
+        let note = if self.stats.is_some() {
+            format!(
+                "leaves counted and classified per second, {} thread{}",
+                self.engine.threads,
+                if self.engine.threads == 1 { "" } else { "s" }
+            )
+        } else {
+            self.engine.speed_note()
+        };
         let mut s = format!(
-            "position  {}\ndepth     {}\nnodes     {}{partial}\ntime      {:.3} s\nspeed     {:.1} Mnps ({})\n",
+            "position  {}\ndepth     {}\nnodes     {}{partial}\ntime      {:.3} s\nspeed     {:.1} Mnps ({note})\n",
             self.fen,
             self.depth,
             thousands(self.nodes),
             self.seconds,
             self.nps / 1e6,
-            self.engine.speed_note()
         );
         if let Some(t) = &self.table {
             s.push_str(&t.to_text());
+        }
+        if let Some(st) = &self.stats {
+            s.push_str("table     off: --stats counts and classifies every leaf\n\n");
+            s.push_str(&StatsReport::table(
+                "Depth",
+                &[(self.depth.to_string(), st.0)],
+            ));
         }
         s
     }
@@ -411,6 +501,10 @@ pub struct DivideEntry {
     pub nodes: u128,
     /// Exact decimal string of `nodes`.
     pub nodes_str: String,
+    /// The breakdown of the leaves below this move (only with `--stats`;
+    /// at depth 1, the move's own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<StatsReport>,
 }
 
 /// Result of `perft divide`.
@@ -437,6 +531,11 @@ pub struct DivideReport {
     pub threads: usize,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// True if the perft table was used (never with `--stats`).
+    pub table_used: bool,
+    /// The breakdown of all leaves (only with `--stats`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<StatsReport>,
     /// Warnings (also printed on stderr).
     pub warnings: Vec<Warning>,
 }
@@ -444,11 +543,23 @@ pub struct DivideReport {
 impl DivideReport {
     /// Stockfish's `go perft` format: `move: count` lines, a blank line,
     /// `Nodes searched: N`. A partial divide ends with a line saying so
-    /// instead, so no tool takes its total for a perft count.
+    /// instead, so no tool takes its total for a perft count. With
+    /// `--stats` the move lines are a table in the published columns, with
+    /// a total row.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
-        for e in &self.moves {
-            s.push_str(&format!("{}: {}\n", e.mv, e.nodes));
+        if let Some(total) = &self.stats {
+            let mut rows: Vec<(String, LeafStats)> = self
+                .moves
+                .iter()
+                .map(|e| (e.mv.clone(), e.stats.map(|st| st.0).unwrap_or_default()))
+                .collect();
+            rows.push(("total".to_string(), total.0));
+            s.push_str(&StatsReport::table("Move", &rows));
+        } else {
+            for e in &self.moves {
+                s.push_str(&format!("{}: {}\n", e.mv, e.nodes));
+            }
         }
         if self.complete {
             s.push_str(&format!("\nNodes searched: {}\n", self.nodes));

@@ -59,21 +59,49 @@ impl SuitePosition {
         match self.status {
             PositionStatus::Fail => {
                 let bad = o.checks.iter().find(|c| !c.pass).expect("a failed check");
+                // The node count first; if it matched, every wrong figure.
+                let what = if bad.expected != bad.got {
+                    format!(
+                        "expected {}  got {}",
+                        thousands(bad.expected.into()),
+                        thousands(bad.got.into())
+                    )
+                } else {
+                    bad.stats
+                        .iter()
+                        .filter(|st| !st.pass)
+                        .map(|st| {
+                            format!(
+                                "{} expected {}  got {}",
+                                st.field,
+                                thousands(st.expected.into()),
+                                thousands(st.got.into())
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join(";  ")
+                };
                 format!(
-                    "{}  {place}  D{}  expected {}  got {}  {time:.2} s{id}\n      {}\n      bisect: {}\n",
+                    "{}  {place}  D{}  {what}  {time:.2} s{id}\n      {}\n      bisect: {}\n",
                     style.bad("FAIL"),
                     bad.depth,
-                    thousands(bad.expected.into()),
-                    thousands(bad.got.into()),
                     o.fen,
                     self.bisect.as_deref().unwrap_or("")
                 )
             }
-            PositionStatus::Pass => format!(
-                "{}    {place}  {depths}  {}  {time:.2} s{id}{skipped}\n",
-                style.good("ok"),
-                thousands(o.checks.last().map_or(0, |c| c.got.into()))
-            ),
+            PositionStatus::Pass => {
+                let figures: usize = o.checks.iter().map(|c| c.stats.len()).sum();
+                let stats = if figures > 0 {
+                    format!("  (+{figures} statistics)")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{}    {place}  {depths}  {}{stats}  {time:.2} s{id}{skipped}\n",
+                    style.good("ok"),
+                    thousands(o.checks.last().map_or(0, |c| c.got.into()))
+                )
+            }
             PositionStatus::Skipped => {
                 format!("skip  {place}  nothing within the limits{id}{skipped}\n")
             }
@@ -120,6 +148,12 @@ pub struct SuiteSummary {
     pub counts_failed: usize,
     /// Depth counts skipped because of the limits.
     pub counts_skipped: usize,
+    /// Statistics figures (`D4cap ...`) checked (with `--stats`).
+    pub stats_checked: usize,
+    /// Statistics figures that differed.
+    pub stats_failed: usize,
+    /// Statistics figures of checked depths left unchecked (no `--stats`).
+    pub stats_not_checked: usize,
     /// Sum of all computed counts (leaf nodes).
     pub nodes: u128,
     /// Exact decimal string of `nodes`.
@@ -146,6 +180,9 @@ pub struct SuiteReport {
     pub timeout: Option<f64>,
     /// `--fail-fast`.
     pub fail_fast: bool,
+    /// `--stats`: statistics figures checked (their depths counted without
+    /// the perft table).
+    pub stats: bool,
     /// Worker threads.
     pub threads: usize,
     /// False when interrupted (Ctrl-C).
@@ -178,6 +215,18 @@ impl SuiteReport {
                 } else {
                     "interrupted"
                 }
+            ));
+        }
+        if s.stats_checked > 0 {
+            extra.push_str(&format!(
+                "; {} statistics checked, {} failed",
+                s.stats_checked, s.stats_failed
+            ));
+        }
+        if s.stats_not_checked > 0 {
+            extra.push_str(&format!(
+                "; {} statistics not checked (add --stats)",
+                s.stats_not_checked
             ));
         }
         let verdict = if !self.complete {

@@ -12,6 +12,18 @@
 //!
 //! Blank lines and lines starting with `#` are skipped; everything else must
 //! parse, or loading fails with the file name and line number.
+//!
+//! Published leaf statistics (see `perft::stats`) are further `D` operations
+//! with a suffix naming the figure, for a depth whose `Dn` count is given:
+//!
+//! ```text
+//! ... ;D4 4085603 ;D4cap 757163 ;D4ep 1929 ;D4castles 128013 ;D4promo 15172
+//!     ;D4checks 25523 ;D4disc 42 ;D4dbl 6 ;D4mates 43
+//! ```
+//!
+//! Any subset of the eight suffixes ([`STAT_OPCODES`]) may be given; an
+//! unknown suffix, a bad count, a repeated figure or a figure for a depth
+//! without its `Dn` count is an error.
 
 use std::path::Path;
 
@@ -20,6 +32,28 @@ use thiserror::Error;
 use crate::chess::fen::InvalidFen;
 use crate::chess::position::Position;
 use crate::chess::zobrist::Zobrist;
+use crate::perft::stats::{LeafStats, StatField};
+
+/// The EPD suffixes of the statistics operations (`D4cap 757163`), one per
+/// [`StatField`].
+pub const STAT_OPCODES: [(&str, StatField); 8] = [
+    ("cap", StatField::Captures),
+    ("ep", StatField::EnPassant),
+    ("castles", StatField::Castles),
+    ("promo", StatField::Promotions),
+    ("checks", StatField::Checks),
+    ("disc", StatField::DiscoveredChecks),
+    ("dbl", StatField::DoubleChecks),
+    ("mates", StatField::Checkmates),
+];
+
+/// The EPD suffix of `field`.
+pub fn stat_opcode(field: StatField) -> &'static str {
+    STAT_OPCODES
+        .iter()
+        .find(|(_, f)| *f == field)
+        .map_or("", |(code, _)| code)
+}
 
 /// One parsed EPD line.
 #[derive(Clone, Debug)]
@@ -32,6 +66,9 @@ pub struct EpdRecord {
     pub fen_text: String,
     /// `(depth, expected count)` pairs in file order.
     pub depths: Vec<(u32, u64)>,
+    /// `(depth, figure, expected value)` of the statistics operations
+    /// (`D4cap 757163`), in file order.
+    pub stats: Vec<(u32, StatField, u64)>,
     /// The `id` operand, if any (quotes removed).
     pub id: Option<String>,
     /// Every operation as `(opcode, operand)`, in order (including `D` ops).
@@ -39,6 +76,14 @@ pub struct EpdRecord {
 }
 
 impl EpdRecord {
+    /// The statistics figures given for `depth`.
+    pub fn stats_at(&self, depth: u32) -> impl Iterator<Item = (StatField, u64)> + '_ {
+        self.stats
+            .iter()
+            .filter(move |&&(d, _, _)| d == depth)
+            .map(|&(_, f, n)| (f, n))
+    }
+
     /// The operand of `opcode`, if present.
     pub fn op(&self, opcode: &str) -> Option<&str> {
         self.ops
@@ -63,6 +108,19 @@ pub enum EpdError {
     /// The same depth twice.
     #[error("depth {0} is given twice")]
     DuplicateDepth(u32),
+    /// A statistics operation with an unknown figure or a bad count.
+    #[error(
+        "bad perft statistic '{0}': expected 'D<depth><figure> <count>' with a decimal count and <figure> one of cap, ep, castles, promo, checks, disc, dbl, mates"
+    )]
+    BadStatOp(String),
+    /// The same figure twice for one depth.
+    #[error("statistic D{0}{1} is given twice")]
+    DuplicateStat(u32, &'static str),
+    /// A statistics figure for a depth without a `Dn` count.
+    #[error(
+        "statistic D{0}{1} needs the node count of its depth ('D{0} <count>') on the same line"
+    )]
+    StatWithoutDepth(u32, &'static str),
     /// An unterminated quoted string.
     #[error("unterminated quoted string in '{0}'")]
     UnterminatedQuote(String),
@@ -139,6 +197,7 @@ pub fn parse_epd_line(text: &str, line: usize, chess960: bool) -> Result<EpdReco
 
     let mut ops = Vec::new();
     let mut depths: Vec<(u32, u64)> = Vec::new();
+    let mut stats: Vec<(u32, StatField, u64)> = Vec::new();
     let mut id = None;
     let mut halfmove = None;
     let mut fullmove = None;
@@ -147,7 +206,19 @@ pub fn parse_epd_line(text: &str, line: usize, chess960: bool) -> Result<EpdReco
             Some((c, rest)) => (c, rest.trim()),
             None => (op, ""),
         };
-        if let Some(d) = code
+        if let Some((depth, field)) = stat_code(code) {
+            let depth = depth.ok_or_else(|| EpdError::BadStatOp(op.to_string()))?;
+            let field = field.ok_or_else(|| EpdError::BadStatOp(op.to_string()))?;
+            let count: u64 = operand
+                .parse()
+                .ok()
+                .filter(|_| operand.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| EpdError::BadStatOp(op.to_string()))?;
+            if stats.iter().any(|&(d, f, _)| d == depth && f == field) {
+                return Err(EpdError::DuplicateStat(depth, stat_opcode(field)));
+            }
+            stats.push((depth, field, count));
+        } else if let Some(d) = code
             .strip_prefix('D')
             .or_else(|| code.strip_prefix('d'))
             .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
@@ -173,6 +244,12 @@ pub fn parse_epd_line(text: &str, line: usize, chess960: bool) -> Result<EpdReco
         }
         ops.push((code.to_string(), operand.to_string()));
     }
+    if let Some(&(depth, field, _)) = stats
+        .iter()
+        .find(|&&(d, _, _)| !depths.iter().any(|&(dd, _)| dd == d))
+    {
+        return Err(EpdError::StatWithoutDepth(depth, stat_opcode(field)));
+    }
     let clocks = clocks.or(match (halfmove, fullmove) {
         (None, None) => None,
         (h, f) => Some((h.unwrap_or("0"), f.unwrap_or("1"))),
@@ -183,9 +260,27 @@ pub fn parse_epd_line(text: &str, line: usize, chess960: bool) -> Result<EpdReco
         position,
         fen_text: words[..fen_words].join(" "),
         depths,
+        stats,
         id,
         ops,
     })
+}
+
+/// For an opcode `D<digits><letters>`: the depth (`None` if it does not
+/// fit) and the figure (`None` for an unknown suffix). `None` for any other
+/// opcode (`D4`, `dm`, `id`, ...).
+fn stat_code(code: &str) -> Option<(Option<u32>, Option<StatField>)> {
+    let rest = code.strip_prefix('D').or_else(|| code.strip_prefix('d'))?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let (depth, suffix) = rest.split_at(digits);
+    if digits == 0 || suffix.is_empty() {
+        return None;
+    }
+    let field = STAT_OPCODES
+        .iter()
+        .find(|(c, _)| *c == suffix)
+        .map(|&(_, f)| f);
+    Some((depth.parse().ok(), field))
 }
 
 /// Parses a whole suite text. `name` is used in error messages.
@@ -242,6 +337,38 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - ;D1 20;D2 400; id \"start\"
     }
 
     #[test]
+    fn statistics_opcodes_parse_and_bad_ones_are_errors() {
+        let line = "8/8/8/8/8/8/8/K6k w - - ;D1 3 ;D1cap 0 ;D2 9 ;d2mates 1 ;D2ep 0; dm 2";
+        let r = parse_epd_line(line, 1, false).unwrap();
+        assert_eq!(r.depths, vec![(1, 3), (2, 9)]);
+        assert_eq!(
+            r.stats,
+            vec![
+                (1, StatField::Captures, 0),
+                (2, StatField::Checkmates, 1),
+                (2, StatField::EnPassant, 0)
+            ]
+        );
+        assert_eq!(r.stats_at(2).count(), 2);
+        assert_eq!(r.op("dm"), Some("2"));
+        for (ops, err) in [
+            (
+                ";D1 3 ;D1captures 0",
+                EpdError::BadStatOp("D1captures 0".into()),
+            ),
+            (";D1 3 ;D1cap -1", EpdError::BadStatOp("D1cap -1".into())),
+            (";D1 3 ;D1dbl 0 ;D1dbl 1", EpdError::DuplicateStat(1, "dbl")),
+            (";D1 3 ;D3disc 0", EpdError::StatWithoutDepth(3, "disc")),
+        ] {
+            let line = format!("8/8/8/8/8/8/8/K6k w - - {ops}");
+            assert_eq!(parse_epd_line(&line, 1, false).unwrap_err(), err, "{ops}");
+        }
+        for (code, field) in STAT_OPCODES {
+            assert_eq!(stat_opcode(field), code);
+        }
+    }
+
+    #[test]
     fn malformed_lines_name_file_and_line() {
         let err = parse_suite("8/8/8/8/8/8/8/K6k w - - ;D1 x\n", "f.epd", false).unwrap_err();
         assert!(
@@ -268,6 +395,21 @@ pub struct SuiteLimits {
     pub max_depth: Option<u32>,
     /// Skip counts whose expected value is above this.
     pub max_nodes: Option<u64>,
+    /// Check the statistics figures (`D4cap ...`) too (`--stats`).
+    pub stats: bool,
+}
+
+/// One checked statistics figure.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct StatCheck {
+    /// The figure ([`StatField::name`]).
+    pub field: &'static str,
+    /// Value from the suite.
+    pub expected: u64,
+    /// Value computed.
+    pub got: u64,
+    /// `expected == got`.
+    pub pass: bool,
 }
 
 /// One checked depth.
@@ -281,8 +423,13 @@ pub struct DepthCheck {
     pub got: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
-    /// `expected == got`.
+    /// `expected == got` and every figure of `stats` matched.
     pub pass: bool,
+    /// The statistics figures checked at this depth (empty without
+    /// `--stats` or when the line gives none for it).
+    pub stats: Vec<StatCheck>,
+    /// Statistics figures given for this depth but not checked (no `--stats`).
+    pub stats_not_checked: usize,
 }
 
 /// The outcome of one suite line.
@@ -314,9 +461,11 @@ impl PositionOutcome {
 
 /// Checks one record: every depth within the limits, in file order, stopping at
 /// the first mismatch (deeper counts of a wrong generator tell nothing new).
-/// `perft` returns `None` when it was stopped; the outcome then records the
-/// depth in `stopped_at_depth` and runs nothing deeper.
-pub fn check_record<P: FnMut(&Position, u32) -> Option<u64>>(
+/// `perft(position, depth, stats)` returns the count, and with `stats` (asked
+/// for when `limits.stats` is set and the line gives figures for that depth)
+/// the leaf breakdown too; `None` when it was stopped: the outcome then
+/// records the depth in `stopped_at_depth` and runs nothing deeper.
+pub fn check_record<P: FnMut(&Position, u32, bool) -> Option<(u64, Option<LeafStats>)>>(
     file: &str,
     record: &EpdRecord,
     limits: &SuiteLimits,
@@ -341,19 +490,35 @@ pub fn check_record<P: FnMut(&Position, u32) -> Option<u64>>(
             }
             continue;
         }
+        let given: Vec<(StatField, u64)> = record.stats_at(depth).collect();
+        let want_stats = limits.stats && !given.is_empty();
         let start = std::time::Instant::now();
-        let Some(got) = perft(&record.position, depth) else {
+        let Some((got, breakdown)) = perft(&record.position, depth, want_stats) else {
             outcome.stopped_at_depth = Some(depth);
             break;
         };
         let seconds = start.elapsed().as_secs_f64();
-        let pass = got == expected;
+        let stats: Vec<StatCheck> = match breakdown.filter(|_| want_stats) {
+            Some(b) => given
+                .iter()
+                .map(|&(field, expected)| StatCheck {
+                    field: field.name(),
+                    expected,
+                    got: field.of(&b),
+                    pass: field.of(&b) == expected,
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let pass = got == expected && stats.iter().all(|c| c.pass);
         outcome.checks.push(DepthCheck {
             depth,
             expected,
             got,
             seconds,
             pass,
+            stats_not_checked: if want_stats { 0 } else { given.len() },
+            stats,
         });
         failed = !pass;
     }
