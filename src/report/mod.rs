@@ -14,12 +14,14 @@ use serde::Serialize;
 mod bench;
 mod compare;
 mod suite;
+mod units;
 
 pub mod style;
 
 pub use bench::{BenchPosition, BenchReport, BenchRun};
 pub use compare::CompareReport;
 pub use suite::{PositionStatus, SuitePosition, SuiteReport, SuiteSummary};
+pub use units::{MergeReport, UnitStatusEntry, VerifyReport};
 
 /// Version of the JSON schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
