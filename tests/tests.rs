@@ -16,3 +16,4 @@ mod stockfish;
 mod suites;
 mod terminal;
 mod tt;
+mod units;

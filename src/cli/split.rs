@@ -1,5 +1,6 @@
 //! `perft split`: a deep perft as a job directory of work units.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -41,8 +42,10 @@ pub fn run_split(args: SplitArgs, quiet: bool) -> Result<u8, Error> {
         split_ply: args.split_ply,
         units: args.units,
     };
+    // Level by level on a terminal only (a deep split takes a while).
+    let chatty = !quiet && std::io::stderr().is_terminal();
     let on_level = |ply: u32, positions: usize| {
-        if !quiet {
+        if chatty {
             eprintln!(
                 "split: ply {ply}: {} unique positions",
                 thousands(positions as u128)
