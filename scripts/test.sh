@@ -14,3 +14,6 @@ if ! command -v stockfish >/dev/null 2>&1 && [ ! -x /usr/games/stockfish ]; then
 fi
 
 cargo test --release "$@"
+
+# Work units end to end through GNU parallel (a few seconds).
+scripts/units_e2e.sh

@@ -40,6 +40,9 @@ pub enum Error {
     /// the protocol.
     #[error(transparent)]
     Engine(#[from] crate::validate::engine::EngineError),
+    /// A job directory of `perft split` that cannot be used.
+    #[error(transparent)]
+    Job(#[from] crate::perft::units::JobError),
     /// A bad argument value.
     #[error("{0}")]
     Usage(String),

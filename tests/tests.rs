@@ -17,3 +17,4 @@ mod stockfish;
 mod suites;
 mod terminal;
 mod tt;
+mod units;

@@ -12,10 +12,14 @@ pub mod bench;
 pub mod compare;
 pub mod config;
 pub mod count;
+pub mod merge;
 pub mod output;
 pub mod perftree;
 pub mod progress;
+pub mod run_job;
+pub mod run_unit;
 pub mod search;
+pub mod split;
 pub mod suite;
 pub mod uci;
 
@@ -99,6 +103,32 @@ crashed, timed out, or bad input).",
         after_help = "Examples:\n  perft bench\n  perft bench --threads 1,2,4 --json > scaling.json\n  python3 scripts/plot_scaling.py scaling.json scaling.svg\n  perft bench --max-depth 4"
     )]
     Bench(bench::BenchArgs),
+    /// Split a deep perft into work units: the unique positions at a ply, sharded into files.
+    #[command(
+        long_about = "Enumerates the unique positions SPLIT_PLY plies below the position \
+(en passant only when capturable, clocks ignored), each with its multiplicity and root \
+moves, shards them by estimated work into DIR/unit-00000.jsonl ... and writes \
+DIR/manifest.json. Count the units with `perft run DIR` (one machine) or `perft run-unit \
+DIR --index N` (GNU parallel, Slurm, Kubernetes), then sum them with `perft merge DIR`. \
+See docs/deep-perft.md.",
+        after_help = "Examples:\n  perft split 7 --split-ply 3 --units 16 --out w\n  perft split 10 --split-ply 3 --units 64 --out p10\n  perft split 6 kiwipete --split-ply 2 --units 8 --out kiwi6"
+    )]
+    Split(split::SplitArgs),
+    /// Count one unit of a split job (resumable: rerun after a crash or Ctrl-C).
+    #[command(
+        after_help = "Examples:\n  perft run-unit w --index 0 --threads 1 --hash 256MiB\n  seq 0 15 | parallel perft run-unit w --index {} --threads 1\n  ls w/unit-*[0-9].jsonl | parallel perft run-unit w --index {#} --index-base 1\n  perft run-unit w --index-from-env    # Slurm array job or Kubernetes Indexed Job\n\nExit codes: 0 unit complete, 130 interrupted (rerun to resume), 2 bad input."
+    )]
+    RunUnit(run_unit::RunUnitArgs),
+    /// Count every incomplete unit of a split job on this machine, with one progress bar.
+    #[command(
+        after_help = "Examples:\n  perft run w\n  perft run p10 --hash 8GiB --threads 2\n\nCtrl-C stops after the record being counted is dropped; rerun to resume.\nExit codes: 0 all units complete, 130 interrupted, 2 bad input."
+    )]
+    Run(run_job::RunArgs),
+    /// Sum a split job's results: total and divide; --verify compares two runs.
+    #[command(
+        after_help = "Examples:\n  perft merge w\n  perft merge w --verify w2\n  perft merge w --json\n\nExit codes: 0 ok, 1 units missing/partial/corrupt or --verify found a difference, 2 bad input."
+    )]
+    Merge(merge::MergeArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Examples:\n  perft completions bash > ~/.local/share/bash-completion/completions/perft\n  perft completions zsh > ~/.zfunc/_perft\n  perft completions fish > ~/.config/fish/completions/perft.fish"
@@ -141,6 +171,10 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Uci(args) => uci::run_uci(args),
         Command::Bench(args) => bench::run_bench(args, quiet),
         Command::Search(args) => search::run_search(args),
+        Command::Split(args) => split::run_split(args, quiet),
+        Command::RunUnit(args) => run_unit::run_run_unit(args, quiet),
+        Command::Run(args) => run_job::run_run(args, quiet),
+        Command::Merge(args) => merge::run_merge(args, quiet),
         Command::Completions(args) => run_completions(args),
     }
 }

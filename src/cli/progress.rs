@@ -55,6 +55,21 @@ impl ProgressFactory {
         self.start(ProgressBar::new(total as u64).with_style(style), label)
     }
 
+    /// A bar over `total` units of estimated work, shown as a percentage
+    /// with an ETA from the rate so far; the label says what is counted.
+    pub fn work(&self, total: u64, label: &str) -> Progress {
+        let bar = if plain_terminal_requested() {
+            "{bar:30}"
+        } else {
+            "{bar:30.cyan/blue}"
+        };
+        let template = format!("{{msg}} [{bar}] {{percent}}%, {{elapsed}} elapsed, ETA {{eta}}");
+        let style = ProgressStyle::with_template(&template)
+            .expect("valid template")
+            .progress_chars("=> ");
+        self.start(ProgressBar::new(total).with_style(style), label)
+    }
+
     /// A spinner for work without a known size (waiting for an engine).
     pub fn spinner(&self, label: &str) -> Progress {
         let style = ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid");
@@ -93,6 +108,11 @@ impl Progress {
     /// One more unit done.
     pub fn inc(&self) {
         self.bar.inc(1);
+    }
+
+    /// `n` more units done.
+    pub fn inc_by(&self, n: u64) {
+        self.bar.inc(n);
     }
 
     /// Runs `f` with the bar hidden (to print lines above it).

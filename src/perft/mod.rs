@@ -2,14 +2,16 @@
 //!
 //! Owns the serial counting recursion ([`perft()`], [`perft_plain`],
 //! [`divide()`]), the leaf-parent shortcut (`leaf`), the shared perft table
-//! ([`hash`]), and the rayon driver with its statistics ([`Perft`],
-//! [`PerftStats`]), and the leaf breakdown of `--stats` ([`stats`]). Uses
-//! the `chess` layer only.
+//! ([`hash`]), the rayon driver with its statistics ([`Perft`],
+//! [`PerftStats`]), the leaf breakdown of `--stats` ([`stats`]), and work
+//! units for deep runs split over many processes or machines ([`units`]).
+//! Uses the `chess` layer only.
 
 mod count;
 pub mod hash;
 mod leaf;
 pub mod stats;
+pub mod units;
 
 pub use count::{
     Control, DEFAULT_HASH_SYNC, DEFAULT_MIN_HASH_DEPTH, DEFAULT_SPLIT_DEPTH, DivideOutcome,

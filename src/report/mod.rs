@@ -16,12 +16,14 @@ use crate::perft::{LeafStats, StatField};
 mod bench;
 mod compare;
 mod suite;
+mod units;
 
 pub mod style;
 
 pub use bench::{BenchPosition, BenchReport, BenchRun};
 pub use compare::CompareReport;
 pub use suite::{PositionStatus, SuitePosition, SuiteReport, SuiteSummary};
+pub use units::{MergeReport, UnitStatusEntry, VerifyReport};
 
 /// Version of the JSON schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
