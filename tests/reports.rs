@@ -57,6 +57,16 @@ fn every_json_report_parses_and_carries_the_schema() {
             "suite",
         ),
         (vec!["bench", "--max-depth", "2", "--json"], "bench"),
+        (vec!["count", "3", "kiwipete", "--stats", "--json"], "count"),
+        (vec!["divide", "2", "cpw3", "--stats", "--json"], "divide"),
+        (
+            vec!["suite", standard, "--max-depth", "2", "--stats", "--json"],
+            "suite",
+        ),
+        (
+            vec!["bench", "--max-depth", "2", "--stats", "--json"],
+            "bench",
+        ),
         (
             vec!["compare", "2", "--engine", &engine, "--json"],
             "compare",
