@@ -191,6 +191,7 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         root_moves: outcome.root_moves,
         threads: perft.config().threads,
         seconds,
+        engine: report::EngineInfo::of(&perft),
         warnings,
     };
     if args.json {

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::{Header, Warning, thousands};
+use crate::chess::cpu::CpuPath;
 
 /// One position of a bench run.
 #[derive(Clone, Debug, Serialize)]
@@ -32,6 +33,10 @@ pub struct BenchRun {
     pub threads: usize,
     /// Perft table setting (`null`: this build has no perft table option).
     pub hash: Option<String>,
+    /// CPU path the run used (`portable`, `popcnt`, `bmi2`).
+    pub cpu_path: CpuPath,
+    /// `shortcut` (leaf-parent shortcut, the default) or `plain` (`--plain`).
+    pub counter: &'static str,
     /// Per position.
     pub positions: Vec<BenchPosition>,
     /// Total leaf nodes (the signature).
@@ -81,12 +86,14 @@ impl BenchReport {
     /// The table of one run.
     pub fn run_text(run: &BenchRun) -> String {
         let mut s = format!(
-            "threads {}{}\n{:<12} {:>5} {:>15} {:>9} {:>8}\n",
+            "threads {}{}; cpu path {}; {} counter\n{:<12} {:>5} {:>15} {:>9} {:>8}\n",
             run.threads,
             run.hash
                 .as_deref()
                 .map(|h| format!(", hash {h}"))
                 .unwrap_or_default(),
+            run.cpu_path,
+            run.counter,
             "position",
             "depth",
             "nodes",
