@@ -6,6 +6,12 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 fn main() -> ExitCode {
+    // PERFT_CPU is checked before anything runs (even `--version`, which
+    // names the path): an unknown path or one this CPU lacks is a usage error.
+    if let Err(e) = perft::cli::check_cpu_env() {
+        eprintln!("error: {e}");
+        return ExitCode::from(perft::error::EXIT_USAGE);
+    }
     let cli = match perft::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),

@@ -243,3 +243,89 @@ fn a_hash_size_beyond_memory_exits_2_with_a_clear_message() {
         stderr(&out)
     );
 }
+
+/// Runs the binary with `PERFT_CPU` set.
+fn run_perft_cpu(cpu: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_perft"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("PERFT_CPU", cpu)
+        .output()
+        .expect("run perft binary")
+}
+
+#[test]
+fn perft_cpu_selects_the_path_and_the_suites_pass_on_every_supported_one() {
+    use perft::chess::cpu::CpuPath;
+    let supported = CpuPath::supported();
+    eprintln!("CPU paths run: {supported:?}");
+    for path in CpuPath::ALL {
+        let out = run_perft_cpu(path.name(), &["--version"]);
+        if !supported.contains(&path) {
+            // Refused before anything runs: one line, exit 2.
+            assert_eq!(out.status.code(), Some(2), "{path}");
+            let err = stderr(&out);
+            assert!(err.contains("PERFT_CPU") && err.contains("lacks"), "{err}");
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(0));
+        assert!(
+            stdout(&out).contains(&format!("cpu path: {path} ")),
+            "{}",
+            stdout(&out)
+        );
+        // The suites' smaller counts (tricky: every count; standard and
+        // Chess960 up to a million nodes), with and without the shortcut.
+        for plain in [false, true] {
+            let mut args = vec![
+                "suite",
+                "positions/tricky.epd",
+                "positions/standard.epd",
+                "positions/tricky960.epd",
+                "--max-nodes",
+                "1000000",
+                "--json",
+            ];
+            if plain {
+                args.push("--plain");
+            }
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_perft"))
+                .args(&args)
+                .current_dir(repo_path(""))
+                .env("PERFT_CPU", path.name())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{path}: {}", stderr(&out));
+            let v = json(&out);
+            assert_eq!(v["build"]["cpu_path"], path.name());
+            assert_eq!(v["summary"]["counts_failed"], 0, "{v}");
+            assert!(
+                v["summary"]["counts_checked"].as_u64().unwrap() > 300,
+                "{}",
+                v["summary"]
+            );
+        }
+        let v = json(&run_perft_cpu(
+            path.name(),
+            &["count", "4", "kiwipete", "--json"],
+        ));
+        assert_eq!(v["nodes"], 4_085_603); // CPW position 2, depth 4
+        assert_eq!(v["build"]["cpu_path"], path.name());
+        assert_eq!(v["engine"]["cpu_path"], path.name());
+    }
+}
+
+#[test]
+fn an_unknown_perft_cpu_exits_2_with_one_line() {
+    for args in [&["count", "3"][..], &["--version"]] {
+        let out = run_perft_cpu("avx9000", args);
+        assert_eq!(out.status.code(), Some(2));
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("PERFT_CPU=\"avx9000\"") && err.contains("unknown CPU path"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -15,9 +15,11 @@ fn check_schema(v: &Value, kind: &str) {
     assert_eq!(v["schema_version"], 1, "{v}");
     assert_eq!(v["kind"], kind);
     let build = &v["build"];
-    for key in ["version", "git", "profile", "slider_lookup"] {
+    for key in ["version", "git", "profile", "slider_lookup", "cpu_path"] {
         assert!(build[key].is_string(), "build.{key}: {build}");
     }
+    assert!(["portable", "popcnt", "bmi2"].contains(&build["cpu_path"].as_str().unwrap()));
+    assert!(build["cpu_paths_supported"].is_array());
     assert!(build["target_features"].is_array());
     assert!(build["debug_assertions"].is_boolean());
     let machine = &v["machine"];
@@ -139,7 +141,8 @@ fn bench_signature_is_the_sum_of_the_published_counts_for_any_thread_count() {
     let out = run_perft(&["bench", "--max-depth", "3", "--threads", "1,2"]);
     let text = stdout(&out);
     assert!(
-        text.contains("threads 1, hash none\n") && text.contains("threads 2, hash none\n"),
+        text.contains("threads 1, hash none; cpu path ")
+            && text.contains("threads 2, hash none; cpu path "),
         "{text}"
     );
     assert!(text.contains("speedup"), "{text}");
@@ -311,7 +314,9 @@ fn every_subcommand_has_help_with_examples_and_completions_work() {
     let out = run_perft(&["--version"]);
     let text = stdout(&out);
     assert!(
-        text.starts_with("perft 0.") && text.contains("sliders; features: "),
+        text.starts_with("perft 0.")
+            && text.contains("[cpu path: ")
+            && text.contains("sliders); build features: "),
         "{text}"
     );
 }

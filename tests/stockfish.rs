@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use perft::Position;
-use perft::perft::divide;
+use perft::chess::cpu::CpuPath;
+use perft::perft::{divide, perft_on, perft_plain_on};
 use perft::validate::engine::{UciEngine, find_stockfish};
 
 use crate::common::{Rng, load, run_perft, stdout};
@@ -47,8 +48,28 @@ fn random_positions(count: usize, seed: u64) -> Vec<(Position, Position, Vec<Str
     out
 }
 
+/// Our divide, which every CPU path this machine supports (with and
+/// without the leaf-parent shortcut) must reproduce exactly.
 fn ours(pos: &Position, depth: u32) -> BTreeMap<String, u64> {
-    divide(pos, depth)
+    let moves = divide(pos, depth);
+    for path in CpuPath::supported() {
+        for (mv, n) in &moves {
+            let child = pos.play_unchecked(*mv);
+            assert_eq!(
+                perft_on(path, &child, depth - 1),
+                *n,
+                "{path} {}",
+                pos.to_fen()
+            );
+            assert_eq!(
+                perft_plain_on(path, &child, depth - 1),
+                *n,
+                "{path} plain {}",
+                pos.to_fen()
+            );
+        }
+    }
+    moves
         .into_iter()
         .map(|(mv, n)| (mv.to_uci(pos.is_chess960()).to_string(), n))
         .collect()

@@ -4,8 +4,9 @@
 use rayon::prelude::*;
 
 use crate::common::load;
-use perft::Position;
-use perft::perft::{perft, perft_plain};
+use perft::chess::cpu::CpuPath;
+use perft::perft::{Perft, PerftConfig, perft, perft_on, perft_plain, perft_plain_on};
+use perft::{Position, perft::PerftError};
 
 /// Checks every `;Dn` count of `positions/<name>.epd` whose expected value is
 /// at most `cap`; returns how many counts were checked. Fails with the list of
@@ -84,5 +85,86 @@ fn colour_flipped_twins_have_equal_counts() {
                 assert_eq!(perft(&flipped, d), n, "{name}:{} flipped, D{d}", r.line);
             }
         });
+    }
+}
+
+/// A serial counting function.
+type Counter = fn(&Position, u32) -> u64;
+
+/// The suites' counts up to `CAP` on one CPU path, with and without the
+/// leaf-parent shortcut.
+fn check_path(path: CpuPath) -> usize {
+    const CAP: u64 = 2_000_000;
+    let (shortcut, plain): (Counter, Counter) = match path {
+        CpuPath::Portable => (
+            |p, d| perft_on(CpuPath::Portable, p, d),
+            |p, d| perft_plain_on(CpuPath::Portable, p, d),
+        ),
+        CpuPath::Popcnt => (
+            |p, d| perft_on(CpuPath::Popcnt, p, d),
+            |p, d| perft_plain_on(CpuPath::Popcnt, p, d),
+        ),
+        CpuPath::Bmi2 => (
+            |p, d| perft_on(CpuPath::Bmi2, p, d),
+            |p, d| perft_plain_on(CpuPath::Bmi2, p, d),
+        ),
+    };
+    ["standard", "tricky", "tricky960", "perftsuite", "chess960"]
+        .iter()
+        .map(|name| check_suite_with(name, CAP, shortcut) + check_suite_with(name, CAP, plain))
+        .sum()
+}
+
+/// Every compiled CPU path gives the published counts. A path this CPU
+/// lacks cannot run: the driver must refuse it (and the test says which
+/// paths ran, on stderr).
+#[test]
+fn every_cpu_path_this_machine_supports_gives_the_published_counts() {
+    let supported = CpuPath::supported();
+    eprintln!("CPU paths run: {supported:?}");
+    assert!(supported.contains(&CpuPath::Portable));
+    for path in CpuPath::ALL {
+        if supported.contains(&path) {
+            let checked = check_path(path);
+            assert!(checked > 9000, "{path}: {checked}");
+        } else {
+            let refused = Perft::new(PerftConfig {
+                cpu: path,
+                ..PerftConfig::default()
+            });
+            assert!(matches!(refused, Err(PerftError::Cpu(_))), "{path}");
+        }
+    }
+}
+
+/// The parallel hashed driver on every supported path, plain and with the
+/// shortcut, gives the published counts of the standard suite up to 1e7.
+#[test]
+fn the_driver_gives_the_published_counts_on_every_cpu_path() {
+    let records = crate::common::load("standard");
+    for path in CpuPath::supported() {
+        for plain in [false, true] {
+            let driver = Perft::new(PerftConfig {
+                threads: 2,
+                hash_bytes: 8 << 20,
+                cpu: path,
+                plain,
+                ..PerftConfig::default()
+            })
+            .unwrap();
+            let mut checked = 0;
+            for r in &records {
+                for &(d, n) in r.depths.iter().filter(|&&(_, n)| n <= 10_000_000) {
+                    assert_eq!(
+                        driver.count(&r.position, d),
+                        u128::from(n),
+                        "{path} plain={plain} {}:{d}",
+                        r.line
+                    );
+                    checked += 1;
+                }
+            }
+            assert!(checked >= 30, "{checked}");
+        }
     }
 }

@@ -8,12 +8,14 @@
 //!     The multipliers come from `build.rs` (fixed-seed search); every entry is
 //!     recomputed here and a multiplier that maps two different attack sets to one
 //!     slot is a `const` panic, so a bad magic fails the build.
-//!   - [`pext`]: `PEXT(occ, mask)` from BMI2, compiled only when the build enables
-//!     the `bmi2` target feature (`RUSTFLAGS="-C target-cpu=native"` on a CPU that
-//!     has it). A portable build never contains the instruction.
+//!   - `pext`: `PEXT(occ, mask)` from BMI2, in every x86-64 build, called only
+//!     where BMI2 is known to be present (the `bmi2` path of
+//!     [`crate::chess::cpu`], or a build with BMI2 enabled throughout).
 //!
-//! `rook_attacks` / `bishop_attacks` use PEXT when it is compiled in and magics
-//! otherwise, unless the `magic` cargo feature forces magics (for measuring).
+//! The counting hot path picks its lookup at run time through a
+//! [`Cpu`](crate::chess::cpu::Cpu) token; the free `rook_attacks` /
+//! `bishop_attacks` (lists, search, FEN checks) use PEXT when the whole build
+//! enables BMI2 and magics otherwise.
 
 use crate::chess::bitboard::Bitboard;
 use crate::chess::piece::Color;
@@ -325,24 +327,16 @@ pub mod magic {
     }
 }
 
-/// PEXT (BMI2) slider lookups; present only in builds with the `bmi2` feature.
-#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+/// PEXT (BMI2) slider lookups. Compiled into every x86-64 build; only a
+/// [`Bmi2`](crate::chess::cpu::Bmi2) token (proof that the CPU has BMI2) or a
+/// build that enables `bmi2` for every function may call them.
+#[cfg(target_arch = "x86_64")]
 pub mod pext {
     use super::*;
 
     // 107,648 entries of const evaluation: expected, not a runaway loop.
     #[allow(long_running_const_eval)]
     static TABLE: [Bitboard; TABLE_SIZE] = slider_table(true);
-
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    fn pext(x: u64, mask: u64) -> u64 {
-        // SAFETY: this module is compiled only when the `bmi2` target feature is
-        // enabled for the whole build, so the instruction exists on every CPU the
-        // binary is allowed to run on. Measured gain over magics: see README
-        // ("Attack lookup").
-        unsafe { core::arch::x86_64::_pext_u64(x, mask) }
-    }
 
     /// `(mask, offset)` per slider and square: 16 bytes, half the stride of
     /// the shared parameters (measured: fewer instructions per lookup).
@@ -357,11 +351,15 @@ pub mod pext {
         out
     };
 
+    /// # Safety
+    /// The CPU must have BMI2.
     #[inline(always)]
     #[allow(unsafe_code)]
-    fn lookup(i: usize, occ: Bitboard) -> Bitboard {
+    unsafe fn lookup(i: usize, occ: Bitboard) -> Bitboard {
         let (mask, offset) = PEXT_INFOS[i];
-        let index = offset as usize + pext(occ.0, mask) as usize;
+        // SAFETY: the caller guarantees BMI2 (PEXT) is available.
+        let index =
+            offset as usize + unsafe { core::arch::x86_64::_pext_u64(occ.0, mask) } as usize;
         // SAFETY: PEXT with a mask of b bits is below 2^b, and slider_infos
         // gives square i the slots offset..offset + 2^b, all inside TABLE (the
         // last offset + 2^b is TABLE_SIZE, asserted in slider_infos).
@@ -369,53 +367,63 @@ pub mod pext {
     }
 
     /// Rook attacks from `sq` given the occupancy `occ`.
+    ///
+    /// # Safety
+    /// The CPU must have BMI2.
     #[inline(always)]
-    pub fn rook_attacks(sq: Square, occ: Bitboard) -> Bitboard {
-        lookup(sq.index(), occ)
+    #[allow(unsafe_code)]
+    pub unsafe fn rook_attacks(sq: Square, occ: Bitboard) -> Bitboard {
+        // SAFETY: passed on from the caller.
+        unsafe { lookup(sq.index(), occ) }
     }
 
     /// Bishop attacks from `sq` given the occupancy `occ`.
+    ///
+    /// # Safety
+    /// The CPU must have BMI2.
     #[inline(always)]
-    pub fn bishop_attacks(sq: Square, occ: Bitboard) -> Bitboard {
-        lookup(64 + sq.index(), occ)
+    #[allow(unsafe_code)]
+    pub unsafe fn bishop_attacks(sq: Square, occ: Bitboard) -> Bitboard {
+        // SAFETY: passed on from the caller.
+        unsafe { lookup(64 + sq.index(), occ) }
     }
 }
 
-#[cfg(all(
-    target_arch = "x86_64",
-    target_feature = "bmi2",
-    not(feature = "magic")
-))]
-use pext as selected;
+/// True when the whole build enables BMI2 (`-C target-cpu=native` on a CPU
+/// with it): the free functions below then use PEXT.
+const STATIC_PEXT: bool = cfg!(all(target_arch = "x86_64", target_feature = "bmi2"));
 
-#[cfg(not(all(
-    target_arch = "x86_64",
-    target_feature = "bmi2",
-    not(feature = "magic")
-)))]
-use magic as selected;
+/// Name of the slider lookup the free functions below use (`"pext"` in a
+/// build that enables BMI2 throughout, else `"magic"`). The counting hot path
+/// chooses at run time instead: see [`crate::chess::cpu`].
+pub const SLIDER_LOOKUP: &str = if STATIC_PEXT { "pext" } else { "magic" };
 
-/// Name of the slider lookup compiled into this build: `"pext"` or `"magic"`.
-pub const SLIDER_LOOKUP: &str = if cfg!(all(
-    target_arch = "x86_64",
-    target_feature = "bmi2",
-    not(feature = "magic")
-)) {
-    "pext"
-} else {
-    "magic"
-};
-
-/// Rook attacks from `sq` given the occupancy `occ`.
+/// Rook attacks from `sq` given the occupancy `occ` (the build's static
+/// choice: see [`SLIDER_LOOKUP`]).
 #[inline(always)]
+#[allow(unsafe_code)]
 pub fn rook_attacks(sq: Square, occ: Bitboard) -> Bitboard {
-    selected::rook_attacks(sq, occ)
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    // SAFETY: the whole build enables BMI2, so every CPU it runs on has it.
+    unsafe {
+        pext::rook_attacks(sq, occ)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    magic::rook_attacks(sq, occ)
 }
 
-/// Bishop attacks from `sq` given the occupancy `occ`.
+/// Bishop attacks from `sq` given the occupancy `occ` (the build's static
+/// choice: see [`SLIDER_LOOKUP`]).
 #[inline(always)]
+#[allow(unsafe_code)]
 pub fn bishop_attacks(sq: Square, occ: Bitboard) -> Bitboard {
-    selected::bishop_attacks(sq, occ)
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    // SAFETY: the whole build enables BMI2, so every CPU it runs on has it.
+    unsafe {
+        pext::bishop_attacks(sq, occ)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    magic::bishop_attacks(sq, occ)
 }
 
 /// Queen attacks from `sq` given the occupancy `occ`.
@@ -455,10 +463,21 @@ mod tests {
         check_all_subsets(magic::rook_attacks, magic::bishop_attacks);
     }
 
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[cfg(target_arch = "x86_64")]
     #[test]
+    #[allow(unsafe_code)]
     fn pext_lookup_matches_ray_walk_for_every_subset() {
-        check_all_subsets(pext::rook_attacks, pext::bishop_attacks);
+        // Fails (rather than skipping) on a CPU without BMI2: the test
+        // machine has it, and the lookup must be checked.
+        assert!(
+            std::arch::is_x86_feature_detected!("bmi2"),
+            "this test needs BMI2"
+        );
+        // SAFETY: BMI2 was detected just above.
+        check_all_subsets(
+            |s, o| unsafe { pext::rook_attacks(s, o) },
+            |s, o| unsafe { pext::bishop_attacks(s, o) },
+        );
     }
 
     #[test]

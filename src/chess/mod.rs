@@ -9,6 +9,7 @@
 
 pub mod attacks;
 pub mod bitboard;
+pub mod cpu;
 pub mod fen;
 pub mod movegen;
 pub mod moves;

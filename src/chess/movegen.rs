@@ -23,13 +23,15 @@
 //! without playing or listing them.
 //!
 //! Side-dependent directions are resolved at compile time through the
-//! [`Side`] trait ([`White`], [`Black`]).
+//! [`Side`] trait ([`White`], [`Black`]), the slider lookups and CPU features
+//! through the [`Cpu`] token (one compiled copy per path; see
+//! [`crate::chess::cpu`]).
 
 use crate::chess::attacks::{
-    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, line, pawn_attacks,
-    rook_attacks, rook_rays,
+    between, bishop_rays, king_attacks, knight_attacks, line, pawn_attacks, rook_rays,
 };
 use crate::chess::bitboard::Bitboard;
+use crate::chess::cpu::{Compiled, Cpu};
 use crate::chess::moves::{Move, MoveKind, MoveList, PieceMoves};
 use crate::chess::piece::{Color, Piece};
 use crate::chess::position::Position;
@@ -93,7 +95,7 @@ impl NodeInfo {
 
 /// Squares attacked by side `S::Other`, computed with `occ` (our king removed).
 #[inline(always)]
-fn enemy_attacks<S: Side>(pos: &Position, occ: Bitboard) -> Bitboard {
+fn enemy_attacks<C: Cpu, S: Side>(cpu: C, pos: &Position, occ: Bitboard) -> Bitboard {
     let them = pos.colors(<S::Other as Side>::COLOR);
     let pawns = pos.pieces(Piece::Pawn) & them;
     let mut attacked = <S::Other as Side>::up_west(pawns) | <S::Other as Side>::up_east(pawns);
@@ -101,10 +103,10 @@ fn enemy_attacks<S: Side>(pos: &Position, occ: Bitboard) -> Bitboard {
         attacked |= knight_attacks(sq);
     }
     for sq in pos.diagonal_sliders() & them {
-        attacked |= bishop_attacks(sq, occ);
+        attacked |= cpu.bishop_attacks(sq, occ);
     }
     for sq in pos.orthogonal_sliders() & them {
-        attacked |= rook_attacks(sq, occ);
+        attacked |= cpu.rook_attacks(sq, occ);
     }
     attacked | king_attacks(pos.king(<S::Other as Side>::COLOR))
 }
@@ -137,22 +139,23 @@ pub trait MoveSink {
 /// Generates the legal moves of side `S` into `sink`; `true` if the sink
 /// stopped early.
 #[inline(always)]
-pub fn generate_into<S: Side, K: MoveSink>(pos: &Position, sink: &mut K) -> bool {
-    generate_with_info::<S, K>(pos, &NodeInfo::new::<S>(pos), sink)
+pub fn generate_into<C: Cpu, S: Side, K: MoveSink>(cpu: C, pos: &Position, sink: &mut K) -> bool {
+    generate_with_info::<C, S, K>(cpu, pos, &NodeInfo::new::<S>(pos), sink)
 }
 
 /// [`generate_into`] for a caller that already has the node's [`NodeInfo`]
 /// (the leaf-parent counter needs the checkers first).
 #[inline(always)]
-pub(crate) fn generate_with_info<S: Side, K: MoveSink>(
+pub(crate) fn generate_with_info<C: Cpu, S: Side, K: MoveSink>(
+    cpu: C,
     pos: &Position,
     info: &NodeInfo,
     sink: &mut K,
 ) -> bool {
     if info.checkers.is_empty() {
-        generate_with::<S, false, K>(pos, info, sink)
+        generate_with::<C, S, false, K>(cpu, pos, info, sink)
     } else {
-        generate_with::<S, true, K>(pos, info, sink)
+        generate_with::<C, S, true, K>(cpu, pos, info, sink)
     }
 }
 
@@ -167,7 +170,8 @@ macro_rules! emit {
 
 /// The generator proper, specialised on whether the side to move is in check.
 #[inline(always)]
-fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
+fn generate_with<C: Cpu, S: Side, const CHECK: bool, K: MoveSink>(
+    cpu: C,
     pos: &Position,
     info: &NodeInfo,
     sink: &mut K,
@@ -177,7 +181,7 @@ fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
     let occ = us | them;
     let king = pos.king(S::COLOR);
 
-    let (king_to, castling_rooks) = king_moves::<S, CHECK>(pos, occ, us);
+    let (king_to, castling_rooks) = king_moves::<C, S, CHECK>(cpu, pos, occ, us);
     emit!(sink.piece_moves(Piece::King, king, king_to));
     if CHECK && info.checkers.has_many() {
         return false;
@@ -205,15 +209,15 @@ fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
     }
     let bishops = pos.pieces(Piece::Bishop) & us;
     for from in bishops & !pinned {
-        emit!(sink.piece_moves(Piece::Bishop, from, bishop_attacks(from, occ) & targets));
+        emit!(sink.piece_moves(Piece::Bishop, from, cpu.bishop_attacks(from, occ) & targets));
     }
     let rooks = pos.pieces(Piece::Rook) & us;
     for from in rooks & !pinned {
-        emit!(sink.piece_moves(Piece::Rook, from, rook_attacks(from, occ) & targets));
+        emit!(sink.piece_moves(Piece::Rook, from, cpu.rook_attacks(from, occ) & targets));
     }
     let queens = pos.pieces(Piece::Queen) & us;
     for from in queens & !pinned {
-        let to = (bishop_attacks(from, occ) | rook_attacks(from, occ)) & targets;
+        let to = (cpu.bishop_attacks(from, occ) | cpu.rook_attacks(from, occ)) & targets;
         emit!(sink.piece_moves(Piece::Queen, from, to));
     }
     let pawns = pos.pieces(Piece::Pawn) & us;
@@ -242,7 +246,10 @@ fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
         }
     }
     if pinned.nonempty() {
-        emit!(pinned_moves::<S, K>(pos, pinned, occ, mask, sink));
+        emit!(cpu.outlined(
+            #[inline(always)]
+            || pinned_moves::<C, S, K>(cpu, pos, pinned, occ, mask, sink)
+        ));
     }
 
     // En passant: rare, so each capture gets the exact scratch-board test.
@@ -263,9 +270,11 @@ fn generate_with<S: Side, const CHECK: bool, K: MoveSink>(
 }
 
 /// Moves of pinned pieces, along the line through king and piece only.
-/// Pins are rare: out of line, so the common path stays small.
-#[inline(never)]
-fn pinned_moves<S: Side, K: MoveSink>(
+/// Pins are rare: out of line (through [`Cpu::outlined`]), so the common
+/// path stays small.
+#[inline(always)]
+fn pinned_moves<C: Cpu, S: Side, K: MoveSink>(
+    cpu: C,
     pos: &Position,
     pinned: Bitboard,
     occ: Bitboard,
@@ -287,13 +296,13 @@ fn pinned_moves<S: Side, K: MoveSink>(
     // rank or file, or a rook pinned on a diagonal, finds no target there).
     for from in (bishops | rooks | queens) & pinned {
         let (piece, attacks) = if bishops.contains(from) {
-            (Piece::Bishop, bishop_attacks(from, occ))
+            (Piece::Bishop, cpu.bishop_attacks(from, occ))
         } else if rooks.contains(from) {
-            (Piece::Rook, rook_attacks(from, occ))
+            (Piece::Rook, cpu.rook_attacks(from, occ))
         } else {
             (
                 Piece::Queen,
-                bishop_attacks(from, occ) | rook_attacks(from, occ),
+                cpu.bishop_attacks(from, occ) | cpu.rook_attacks(from, occ),
             )
         };
         emit!(sink.piece_moves(piece, from, attacks & targets & line(king, from)));
@@ -380,16 +389,20 @@ impl<F: FnMut(PieceMoves) -> bool> MoveSink for Visitor<F> {
 /// piece, one per pawn move, one per special-move group). `visit` returns
 /// `true` to stop early; the function then returns `true`.
 #[inline(always)]
-pub fn generate<S: Side, F: FnMut(PieceMoves) -> bool>(pos: &Position, visit: F) -> bool {
-    generate_into::<S, _>(pos, &mut Visitor(visit))
+pub fn generate<C: Cpu, S: Side, F: FnMut(PieceMoves) -> bool>(
+    cpu: C,
+    pos: &Position,
+    visit: F,
+) -> bool {
+    generate_into::<C, S, _>(cpu, pos, &mut Visitor(visit))
 }
 
 /// Counts the legal moves of side `S` (a promotion counts four) without
 /// listing them: popcounts of target sets, pawns set-wise.
 #[inline(always)]
-pub fn count<S: Side>(pos: &Position) -> u64 {
+pub fn count<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
     let mut counter = Counter(0);
-    generate_into::<S, _>(pos, &mut counter);
+    generate_into::<C, S, _>(cpu, pos, &mut counter);
     counter.0
 }
 
@@ -403,7 +416,8 @@ pub fn count<S: Side>(pos: &Position) -> u64 {
 /// common case tests only the king's targets, and a free path goes to
 /// [`king_and_castling`], which tests the path squares with them.
 #[inline(always)]
-fn king_moves<S: Side, const CHECK: bool>(
+fn king_moves<C: Cpu, S: Side, const CHECK: bool>(
+    cpu: C,
     pos: &Position,
     occ: Bitboard,
     us: Bitboard,
@@ -418,15 +432,18 @@ fn king_moves<S: Side, const CHECK: bool>(
         let (a, b) = (castle_rooks.lsb(), castle_rooks.msb());
         let free = |rook| (Position::castling_path(king, rook).0 & occ).is_empty();
         if free(a) | free(b) {
-            return king_and_castling::<S>(pos, king, candidates, castle_rooks, occ);
+            return cpu.outlined(
+                #[inline(always)]
+                || king_and_castling::<C, S>(cpu, pos, king, candidates, castle_rooks, occ),
+            );
         }
     }
     let legal = if candidates.len() > KING_LAZY_MAX {
-        candidates & !enemy_attacks::<S>(pos, occ)
+        candidates & !enemy_attacks::<C, S>(cpu, pos, occ)
     } else {
         let mut legal = Bitboard::EMPTY;
         for sq in candidates {
-            if !attacked_by_them::<S>(pos, sq, occ) {
+            if !attacked_by_them::<C, S>(cpu, pos, sq, occ) {
                 legal |= sq.bitboard();
             }
         }
@@ -441,9 +458,11 @@ fn king_moves<S: Side, const CHECK: bool>(
 /// together (one by one up to [`KING_LAZY_MAX`], else with one attack map).
 /// A Chess960 rook that is not on the a- or h-file may shield the king's
 /// path, so those squares are also tested with the rook removed; a rook in
-/// the corner has nothing beyond it on the rank.
-#[inline(never)]
-fn king_and_castling<S: Side>(
+/// the corner has nothing beyond it on the rank. Out of line (through
+/// [`Cpu::outlined`]).
+#[inline(always)]
+fn king_and_castling<C: Cpu, S: Side>(
+    cpu: C,
     pos: &Position,
     king: Square,
     candidates: Bitboard,
@@ -460,11 +479,11 @@ fn king_and_castling<S: Side>(
         }
     }
     let safe = if (candidates | paths).len() > KING_LAZY_MAX {
-        (candidates | paths) & !enemy_attacks::<S>(pos, occ)
+        (candidates | paths) & !enemy_attacks::<C, S>(cpu, pos, occ)
     } else {
         let mut safe = Bitboard::EMPTY;
         for sq in candidates | paths {
-            if !attacked_by_them::<S>(pos, sq, occ) {
+            if !attacked_by_them::<C, S>(cpu, pos, sq, occ) {
                 safe |= sq.bitboard();
             }
         }
@@ -477,7 +496,7 @@ fn king_and_castling<S: Side>(
             && (!shielding
                 || king_path
                     .into_iter()
-                    .all(|sq| !attacked_by_them::<S>(pos, sq, occ ^ rook.bitboard())));
+                    .all(|sq| !attacked_by_them::<C, S>(cpu, pos, sq, occ ^ rook.bitboard())));
         if !ok {
             rooks ^= rook.bitboard();
         }
@@ -495,13 +514,13 @@ const KING_LAZY_MAX: u32 = 2;
 
 /// True if a piece of `S::Other` attacks `sq` given `occ`.
 #[inline(always)]
-fn attacked_by_them<S: Side>(pos: &Position, sq: Square, occ: Bitboard) -> bool {
+fn attacked_by_them<C: Cpu, S: Side>(cpu: C, pos: &Position, sq: Square, occ: Bitboard) -> bool {
     let them = pos.colors(<S::Other as Side>::COLOR);
     ((knight_attacks(sq) & pos.pieces(Piece::Knight))
         | (pawn_attacks(S::COLOR, sq) & pos.pieces(Piece::Pawn))
         | (king_attacks(sq) & pos.pieces(Piece::King))
-        | (bishop_attacks(sq, occ) & pos.diagonal_sliders())
-        | (rook_attacks(sq, occ) & pos.orthogonal_sliders()))
+        | (cpu.bishop_attacks(sq, occ) & pos.diagonal_sliders())
+        | (cpu.rook_attacks(sq, occ) & pos.orthogonal_sliders()))
         & them
         != Bitboard::EMPTY
 }
@@ -511,16 +530,16 @@ impl Position {
     /// to stop. Returns `true` if stopped early.
     pub fn generate_moves<F: FnMut(PieceMoves) -> bool>(&self, visit: F) -> bool {
         match self.side_to_move() {
-            Color::White => generate::<White, F>(self, visit),
-            Color::Black => generate::<Black, F>(self, visit),
+            Color::White => generate::<Compiled, White, F>(Compiled, self, visit),
+            Color::Black => generate::<Compiled, Black, F>(Compiled, self, visit),
         }
     }
 
     /// Number of legal moves (a promotion counts four), by popcount.
     pub fn count_moves(&self) -> u64 {
         match self.side_to_move() {
-            Color::White => count::<White>(self),
-            Color::Black => count::<Black>(self),
+            Color::White => count::<Compiled, White>(Compiled, self),
+            Color::Black => count::<Compiled, Black>(Compiled, self),
         }
     }
 

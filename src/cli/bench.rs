@@ -158,6 +158,12 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
         let run = BenchRun {
             threads,
             hash,
+            cpu_path: perft.config().cpu,
+            counter: if perft.config().plain {
+                "plain"
+            } else {
+                "shortcut"
+            },
             positions,
             nodes,
             nodes_str: nodes.to_string(),

@@ -5,12 +5,20 @@
 
 use clap::Args;
 
+use crate::chess::cpu::{CPU_ENV, CpuError, CpuPath};
 use crate::chess::fen::{STARTPOS, named_position};
 use crate::chess::moves::Move;
 use crate::chess::position::Position;
 use crate::error::Error;
 use crate::perft::hash::HashSync;
 use crate::perft::{self, Perft, PerftConfig};
+
+/// Checks `PERFT_CPU` (unset or empty: the fastest path this CPU offers):
+/// an unknown path, or one this CPU lacks, is an error.
+pub fn check_cpu_env() -> Result<CpuPath, CpuError> {
+    let value = std::env::var(CPU_ENV).ok().filter(|v| !v.trim().is_empty());
+    CpuPath::from_setting(value.as_deref())
+}
 
 /// Position selection shared by commands.
 #[derive(Debug, Args, Default)]
@@ -64,6 +72,11 @@ pub struct EngineArgs {
     /// another seed rules out a key collision).
     #[arg(long, value_name = "N", hide_short_help = true)]
     pub zobrist_seed: Option<u64>,
+    /// Count without the leaf-parent shortcut: every move above the last
+    /// ply is made and its replies bulk-counted (copy-make plus bulk
+    /// counting, the loop other perft programs run: raw generator speed).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 /// Table size used when neither `--hash` nor `--no-hash` is given, for deep runs.
@@ -82,6 +95,7 @@ impl EngineArgs {
             return Err(Error::Usage("--split-depth must be at least 1".into()));
         }
         base.split_depth = self.split_depth;
+        base.plain = self.plain;
         base.min_hash_depth = self.min_hash_depth.max(1);
         if let Some(seed) = self.zobrist_seed {
             base.zobrist_seed = seed;

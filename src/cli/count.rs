@@ -264,6 +264,7 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
             .leaves
             .as_ref()
             .map(|(_, total)| StatsReport(*total)),
+        engine: report::EngineInfo::of(&perft),
         warnings,
     };
     if args.json {

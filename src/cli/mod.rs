@@ -23,6 +23,8 @@ pub mod split;
 pub mod suite;
 pub mod uci;
 
+pub use config::check_cpu_env;
+
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::error::{EXIT_OK, Error};

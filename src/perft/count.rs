@@ -17,6 +17,7 @@ use thiserror::Error;
 use std::marker::PhantomData;
 
 use crate::chess::bitboard::Bitboard;
+use crate::chess::cpu::{Cpu, CpuError, CpuFn, CpuPath};
 use crate::chess::movegen::{self, Black, MoveSink, Side, White};
 use crate::chess::moves::{Move, PROMOTION_PIECES, PieceMoves};
 use crate::chess::piece::Color;
@@ -29,39 +30,73 @@ use crate::perft::leaf::count_leaves;
 
 /// Serial perft with bulk counting at the last ply. At the leaf parents,
 /// moves that cannot change the opponent's reply count are counted without
-/// being made (see `leaf.rs`).
+/// being made (see `leaf.rs`). Runs on [`CpuPath::selected`].
 pub fn perft(pos: &Position, depth: u32) -> u64 {
-    match pos.side_to_move() {
-        Color::White => perft_side::<White, true>(pos, depth),
-        Color::Black => perft_side::<Black, true>(pos, depth),
-    }
+    perft_on(CpuPath::selected(), pos, depth)
 }
 
 /// Serial perft with bulk counting at the last ply only: every move above it
 /// is made and its child counted. The loop other bulk-counting perft
 /// programs run (`benches/versus.rs` times it against cozy-chess), and an
-/// independent second count of the same tree for the tests.
+/// independent second count of the same tree for the tests. Runs on
+/// [`CpuPath::selected`].
 pub fn perft_plain(pos: &Position, depth: u32) -> u64 {
-    match pos.side_to_move() {
-        Color::White => perft_side::<White, false>(pos, depth),
-        Color::Black => perft_side::<Black, false>(pos, depth),
+    perft_plain_on(CpuPath::selected(), pos, depth)
+}
+
+/// [`perft()`] on the CPU path `cpu` (one this CPU lacks runs portable).
+pub fn perft_on(cpu: CpuPath, pos: &Position, depth: u32) -> u64 {
+    cpu.run(Serial::<true> { pos, depth })
+}
+
+/// [`perft_plain`] on the CPU path `cpu` (one this CPU lacks runs portable).
+pub fn perft_plain_on(cpu: CpuPath, pos: &Position, depth: u32) -> u64 {
+    cpu.run(Serial::<false> { pos, depth })
+}
+
+/// A serial count, run on a CPU path.
+struct Serial<'a, const SHORTCUT: bool> {
+    pos: &'a Position,
+    depth: u32,
+}
+
+impl<const SHORTCUT: bool> CpuFn for Serial<'_, SHORTCUT> {
+    type Output = u64;
+    fn call<C: Cpu>(self, cpu: C) -> u64 {
+        match self.pos.side_to_move() {
+            Color::White => perft_side::<C, White, SHORTCUT>(cpu, self.pos, self.depth),
+            Color::Black => perft_side::<C, Black, SHORTCUT>(cpu, self.pos, self.depth),
+        }
     }
 }
 
 /// Perft for side `S` to move; `SHORTCUT`: leaf parents through
-/// [`crate::perft::leaf::perft2`].
-fn perft_side<S: Side, const SHORTCUT: bool>(pos: &Position, depth: u32) -> u64 {
+/// [`crate::perft::leaf::perft2`]. Out of line, compiled for path `C`.
+#[inline(always)]
+fn perft_side<C: Cpu, S: Side, const SHORTCUT: bool>(cpu: C, pos: &Position, depth: u32) -> u64 {
+    cpu.outlined(
+        #[inline(always)]
+        || perft_side_inline::<C, S, SHORTCUT>(cpu, pos, depth),
+    )
+}
+
+#[inline(always)]
+fn perft_side_inline<C: Cpu, S: Side, const SHORTCUT: bool>(
+    cpu: C,
+    pos: &Position,
+    depth: u32,
+) -> u64 {
     let mut nodes = 0;
     match depth {
         0 => return 1,
-        1 => return movegen::count::<S>(pos),
-        2 if SHORTCUT => return crate::perft::leaf::perft2::<S>(pos),
+        1 => return movegen::count::<C, S>(cpu, pos),
+        2 if SHORTCUT => return crate::perft::leaf::perft2::<C, S>(cpu, pos),
         // The leaf parents: count each child's moves without recursing.
-        2 => for_each_child::<S, false>(pos, |child| {
-            nodes += count_leaves::<S::Other>(child);
+        2 => for_each_child::<C, S, false>(cpu, pos, |child| {
+            nodes += count_leaves::<C, S::Other>(cpu, child);
         }),
-        _ => for_each_child::<S, false>(pos, |child| {
-            nodes += perft_side::<S::Other, SHORTCUT>(child, depth - 1);
+        _ => for_each_child::<C, S, false>(cpu, pos, |child| {
+            nodes += perft_side::<C, S::Other, SHORTCUT>(cpu, child, depth - 1);
         }),
     }
     nodes
@@ -71,8 +106,13 @@ fn perft_side<S: Side, const SHORTCUT: bool>(pos: &Position, depth: u32) -> u64 
 /// the perft makes: exact board, rights and en passant, the key only when
 /// `KEYS`, no clocks.
 #[inline(always)]
-pub(crate) fn for_each_child<S: Side, const KEYS: bool>(pos: &Position, f: impl FnMut(&Position)) {
-    movegen::generate_into::<S, _>(
+pub(crate) fn for_each_child<C: Cpu, S: Side, const KEYS: bool>(
+    cpu: C,
+    pos: &Position,
+    f: impl FnMut(&Position),
+) {
+    movegen::generate_into::<C, S, _>(
+        cpu,
         pos,
         &mut Children::<S, KEYS, _> {
             pos,
@@ -164,6 +204,12 @@ pub struct PerftConfig {
     /// Zobrist key set (default: the built-in keys). Another seed gives
     /// independent keys, to rule out a key collision in a hashed count.
     pub zobrist_seed: u64,
+    /// The compiled path the counting runs on (default:
+    /// [`CpuPath::selected`]: `PERFT_CPU`, else the fastest for this CPU).
+    pub cpu: CpuPath,
+    /// Count without the leaf-parent shortcut ([`perft_plain`]'s loop):
+    /// every move above the last ply is made.
+    pub plain: bool,
 }
 
 /// Default split depth (measured: see README, "Threads and the perft
@@ -188,6 +234,8 @@ impl Default for PerftConfig {
             hash_sync: DEFAULT_HASH_SYNC,
             min_hash_depth: DEFAULT_MIN_HASH_DEPTH,
             zobrist_seed: crate::chess::zobrist::DEFAULT_SEED,
+            cpu: CpuPath::selected(),
+            plain: false,
         }
     }
 }
@@ -212,6 +260,9 @@ pub enum PerftError {
     /// The perft table could not be made.
     #[error(transparent)]
     Hash(#[from] HashError),
+    /// The CPU lacks the requested path's instructions.
+    #[error(transparent)]
+    Cpu(#[from] CpuError),
 }
 
 /// Counters of one run, added up the recursion (never shared between threads).
@@ -289,12 +340,17 @@ pub struct Control<'a> {
 /// recursion neither computes keys nor probes).
 trait Table: Sync {
     const ENABLED: bool;
+    fn prefetch(&self, key: u64);
     fn probe(&self, key: u64, depth: u32) -> Option<u64>;
     fn store(&self, key: u64, depth: u32, count: u64) -> StoreOutcome;
 }
 
 impl Table for PerftTable {
     const ENABLED: bool = true;
+    #[inline(always)]
+    fn prefetch(&self, key: u64) {
+        PerftTable::prefetch(self, key);
+    }
     #[inline(always)]
     fn probe(&self, key: u64, depth: u32) -> Option<u64> {
         PerftTable::probe(self, key, depth)
@@ -310,6 +366,8 @@ struct NoTable;
 impl Table for NoTable {
     const ENABLED: bool = false;
     #[inline(always)]
+    fn prefetch(&self, _: u64) {}
+    #[inline(always)]
     fn probe(&self, _: u64, _: u32) -> Option<u64> {
         None
     }
@@ -319,15 +377,17 @@ impl Table for NoTable {
     }
 }
 
-/// Everything a recursion needs besides the position.
-struct Run<'a, T> {
+/// Everything a recursion needs besides the position: the table, the CPU
+/// path `C`, and whether leaf parents take the shortcut.
+struct Run<'a, T, C, const SHORTCUT: bool> {
+    cpu: C,
     table: &'a T,
     min_hash_depth: u32,
     split_depth: u32,
     stop: &'a AtomicBool,
 }
 
-impl<T: Table> Run<'_, T> {
+impl<T: Table, C: Cpu, const SHORTCUT: bool> Run<'_, T, C, SHORTCUT> {
     /// Probes the table for `pos` at `depth` if this depth is hashed.
     #[inline(always)]
     fn probe(&self, pos: &Position, depth: u32, stats: &mut PerftStats) -> Option<u128> {
@@ -351,20 +411,29 @@ impl<T: Table> Run<'_, T> {
         }
     }
 
-    /// Calls `f` with every child; keys are kept only when a table is used.
-    #[inline(always)]
-    fn children<S: Side>(&self, pos: &Position, f: impl FnMut(&Position)) {
-        if T::ENABLED {
-            for_each_child::<S, true>(pos, f);
-        } else {
-            for_each_child::<S, false>(pos, f);
-        }
+    /// The children of `pos`, made out of line on path `C`; keys are kept
+    /// only when a table is used.
+    fn children<S: Side>(&self, pos: &Position) -> Vec<Position> {
+        let cpu = self.cpu;
+        cpu.outlined(
+            #[inline(always)]
+            || {
+                let mut children = Vec::with_capacity(64);
+                if T::ENABLED {
+                    for_each_child::<C, S, true>(cpu, pos, |child| children.push(*child));
+                } else {
+                    for_each_child::<C, S, false>(cpu, pos, |child| children.push(*child));
+                }
+                children
+            },
+        )
     }
 
     /// Serial count below `pos`, probing and storing at hashed depths.
     fn serial<S: Side>(&self, pos: &Position, depth: u32, stats: &mut PerftStats) -> u128 {
+        let cpu = self.cpu;
         if !T::ENABLED || depth < self.min_hash_depth {
-            return u128::from(perft_side::<S, true>(pos, depth));
+            return u128::from(perft_side::<C, S, SHORTCUT>(cpu, pos, depth));
         }
         if let Some(n) = self.probe(pos, depth, stats) {
             return n;
@@ -373,11 +442,18 @@ impl<T: Table> Run<'_, T> {
         if depth - 1 < self.min_hash_depth {
             // The children are not hashed: the unhashed count (no keys, and
             // the leaf-parent shortcut when this is a leaf parent).
-            nodes = u128::from(perft_side::<S, true>(pos, depth));
+            nodes = u128::from(perft_side::<C, S, SHORTCUT>(cpu, pos, depth));
         } else {
-            for_each_child::<S, true>(pos, |child| {
+            // All children first, then their buckets prefetched, then each
+            // counted: each probe finds its bucket on its way into the cache
+            // (measured: see docs/performance.md, "Threads and the perft table").
+            let children = self.children::<S>(pos);
+            for child in &children {
+                self.table.prefetch(child.hash());
+            }
+            for child in &children {
                 nodes += self.serial::<S::Other>(child, depth - 1, stats);
-            });
+            }
         }
         self.store(pos, depth, nodes, stats);
         nodes
@@ -398,8 +474,7 @@ impl<T: Table> Run<'_, T> {
         if let Some(n) = self.probe(pos, depth, &mut stats) {
             return Some((n, stats));
         }
-        let mut children = Vec::with_capacity(64);
-        self.children::<S>(pos, |child| children.push(*child));
+        let children = self.children::<S>(pos);
         let (nodes, below) = children
             .par_iter()
             .map(|child| self.parallel::<S::Other>(child, depth - 1))
@@ -437,6 +512,10 @@ impl Perft {
         }
         if config.threads > MAX_THREADS {
             return Err(PerftError::TooManyThreads(config.threads));
+        }
+        if !config.cpu.is_supported() {
+            let names: Vec<_> = CpuPath::supported().iter().map(|p| p.name()).collect();
+            return Err(CpuError::Unsupported(config.cpu, names.join(", ")).into());
         }
         let table = if config.hash_bytes > 0 {
             Some(PerftTable::new(config.hash_bytes, config.hash_sync)?)
@@ -505,10 +584,12 @@ impl Perft {
         };
         let one = |mv: Move| {
             let child = root.play_unchecked(mv);
-            let result = match &self.table {
-                Some(table) => self.run(table, stop).parallel_any(&child, depth - 1),
-                None => self.run(&NoTable, stop).parallel_any(&child, depth - 1),
-            };
+            let result = self.config.cpu.run(Subtree {
+                perft: self,
+                pos: &child,
+                depth: depth - 1,
+                stop,
+            });
             let (nodes, stats) = result?;
             if let Some(cb) = control.on_root_move {
                 cb(mv, nodes);
@@ -534,8 +615,14 @@ impl Perft {
         outcome
     }
 
-    fn run<'a, T: Table>(&self, table: &'a T, stop: &'a AtomicBool) -> Run<'a, T> {
+    fn run<'a, T: Table, C: Cpu, const SHORTCUT: bool>(
+        &self,
+        cpu: C,
+        table: &'a T,
+        stop: &'a AtomicBool,
+    ) -> Run<'a, T, C, SHORTCUT> {
         Run {
+            cpu,
             table,
             min_hash_depth: self.config.min_hash_depth,
             split_depth: self.config.split_depth,
@@ -544,9 +631,45 @@ impl Perft {
     }
 }
 
+/// One root move's subtree, run on a CPU path: the table (or none) and
+/// the shortcut (or the plain loop) are chosen here, once per root move.
+struct Subtree<'a> {
+    perft: &'a Perft,
+    pos: &'a Position,
+    depth: u32,
+    stop: &'a AtomicBool,
+}
+
+impl CpuFn for Subtree<'_> {
+    type Output = Option<(u128, PerftStats)>;
+    fn call<C: Cpu>(self, cpu: C) -> Self::Output {
+        let Subtree {
+            perft,
+            pos,
+            depth,
+            stop,
+        } = self;
+        match (&perft.table, perft.config.plain) {
+            (Some(table), false) => perft
+                .run::<_, C, true>(cpu, table, stop)
+                .parallel_any(pos, depth),
+            (Some(table), true) => perft
+                .run::<_, C, false>(cpu, table, stop)
+                .parallel_any(pos, depth),
+            (None, false) => perft
+                .run::<_, C, true>(cpu, &NoTable, stop)
+                .parallel_any(pos, depth),
+            (None, true) => perft
+                .run::<_, C, false>(cpu, &NoTable, stop)
+                .parallel_any(pos, depth),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::cpu::Compiled;
 
     /// Walks the tree with the keyed perft makes (the ones the hashed
     /// recursion uses) and checks every key against a recomputed one.
@@ -554,7 +677,9 @@ mod tests {
         assert_eq!(pos.hash(), pos.compute_hash(), "{}", pos.to_fen());
         *visited += 1;
         if depth > 0 {
-            for_each_child::<S, true>(pos, |child| walk::<S::Other>(child, depth - 1, visited));
+            for_each_child::<Compiled, S, true>(Compiled, pos, |child| {
+                walk::<S::Other>(child, depth - 1, visited)
+            });
         }
     }
 
@@ -582,9 +707,9 @@ mod tests {
     fn keyless_perft_makes_give_the_same_boards() {
         let pos = Position::from_fen(crate::chess::fen::KIWIPETE).unwrap();
         let mut keyed = Vec::new();
-        for_each_child::<White, true>(&pos, |c| keyed.push(c.to_fen()));
+        for_each_child::<Compiled, White, true>(Compiled, &pos, |c| keyed.push(c.to_fen()));
         let mut plain = Vec::new();
-        for_each_child::<White, false>(&pos, |c| plain.push(c.to_fen()));
+        for_each_child::<Compiled, White, false>(Compiled, &pos, |c| plain.push(c.to_fen()));
         assert_eq!(keyed, plain);
         assert_eq!(keyed.len(), 48);
     }

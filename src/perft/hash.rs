@@ -28,6 +28,9 @@
 //!   makes a torn pair detectable, and no other memory is published through it.
 
 use std::sync::Mutex;
+
+pub use crate::perft::memory::HugePages;
+use crate::perft::memory::ZeroedSlice;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use thiserror::Error;
@@ -249,7 +252,7 @@ enum Storage {
         shards: Vec<Mutex<Vec<Bucket>>>,
         per_shard: usize,
     },
-    Lockless(Vec<AtomicBucket>),
+    Lockless(ZeroedSlice<AtomicBucket>),
 }
 
 fn try_vec<T>(len: usize, fill: impl FnMut() -> T, requested: u128) -> Result<Vec<T>, HashError> {
@@ -283,7 +286,14 @@ impl PerftTable {
             })?;
         let storage = match sync {
             HashSync::Lockless => {
-                Storage::Lockless(try_vec(buckets, AtomicBucket::default, bytes)?)
+                // SAFETY: an all-zero AtomicBucket is a valid, empty bucket
+                // (AtomicU64 has the layout of u64; count 0 = empty entry).
+                #[allow(unsafe_code)]
+                let memory = unsafe { ZeroedSlice::new(buckets) };
+                Storage::Lockless(memory.ok_or_else(|| HashError::Allocation {
+                    requested: human_bytes(bytes),
+                    reason: std::io::Error::last_os_error().to_string(),
+                })?)
             }
             HashSync::Mutex { shards } => {
                 let shards = shards.clamp(1, buckets.max(1));
@@ -316,6 +326,37 @@ impl PerftTable {
     /// Bytes actually used by the buckets.
     pub fn bytes(&self) -> u128 {
         self.bytes
+    }
+
+    /// Whether the table's memory was advised to use huge pages (the
+    /// lockless table on Linux; the mutex modes use the ordinary allocator).
+    pub fn huge_pages(&self) -> HugePages {
+        match &self.storage {
+            Storage::Lockless(memory) => memory.huge_pages().clone(),
+            Storage::Mutex { .. } => HugePages::Unsupported,
+        }
+    }
+
+    /// Starts loading the bucket of `key` into the cache (a hint: no effect
+    /// on results). Called for a child before its probe.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if let Storage::Lockless(buckets) = &self.storage
+            && self.buckets > 0
+        {
+            let bucket: *const AtomicBucket = &buckets[self.bucket_index(key)];
+            // SAFETY: SSE is part of every x86-64 CPU; a prefetch never
+            // faults and changes no memory (the address is a live bucket).
+            #[allow(unsafe_code)]
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    bucket.cast::<i8>(),
+                );
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 
     /// The synchronisation mode.

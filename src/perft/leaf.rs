@@ -32,10 +32,9 @@
 
 use std::marker::PhantomData;
 
-use crate::chess::attacks::{
-    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
-};
+use crate::chess::attacks::{king_attacks, knight_attacks, pawn_attacks};
 use crate::chess::bitboard::Bitboard;
+use crate::chess::cpu::Cpu;
 use crate::chess::movegen::{self, MoveSink, NodeInfo, Side};
 use crate::chess::moves::{PROMOTION_PIECES, PieceMoves};
 use crate::chess::piece::Piece;
@@ -60,17 +59,17 @@ impl Footprint {
     /// The footprint of `O`'s reply count in `pos` (side `S` to move, not
     /// in check).
     #[inline(always)]
-    fn new<S: Side>(pos: &Position) -> Footprint {
+    fn new<C: Cpu, S: Side>(cpu: C, pos: &Position) -> Footprint {
         let o = <S::Other as Side>::COLOR;
         let own = pos.colors(o);
         let occ = pos.occupied();
         let mut all = Bitboard::EMPTY;
         // O's sliders.
         for sq in pos.diagonal_sliders() & own {
-            all |= bishop_attacks(sq, occ);
+            all |= cpu.bishop_attacks(sq, occ);
         }
         for sq in pos.orthogonal_sliders() & own {
-            all |= rook_attacks(sq, occ);
+            all |= cpu.rook_attacks(sq, occ);
         }
         // O's pawns: pushes (both squares of a double push) and captures.
         let pawns = pos.pieces(Piece::Pawn) & own;
@@ -96,14 +95,14 @@ impl Footprint {
         let mut knight = Bitboard::EMPTY;
         let mut pawn = Bitboard::EMPTY;
         for sq in area {
-            all |= bishop_attacks(sq, lines_occ) | rook_attacks(sq, lines_occ);
+            all |= cpu.bishop_attacks(sq, lines_occ) | cpu.rook_attacks(sq, lines_occ);
             knight |= knight_attacks(sq);
             pawn |= pawn_attacks(o, sq);
         }
         // Pins of O's pieces: the lines from O's king through its own first
         // piece up to the next one.
-        let first = (bishop_attacks(king, occ) | rook_attacks(king, occ)) & own;
-        all |= bishop_attacks(king, occ ^ first) | rook_attacks(king, occ ^ first);
+        let first = (cpu.bishop_attacks(king, occ) | cpu.rook_attacks(king, occ)) & own;
+        all |= cpu.bishop_attacks(king, occ ^ first) | cpu.rook_attacks(king, occ ^ first);
         // Double pushes next to O's pawns may create an en-passant capture.
         let ep = Bitboard((pawns.0 & NOT_A) >> 1) | Bitboard((pawns.0 & NOT_H) << 1);
         Footprint {
@@ -124,22 +123,35 @@ impl Footprint {
     }
 }
 
-/// Perft 2 below `pos` (side `S` to move).
-#[inline(never)]
-pub(crate) fn perft2<S: Side>(pos: &Position) -> u64 {
+/// Perft 2 below `pos` (side `S` to move), out of line.
+#[inline(always)]
+pub(crate) fn perft2<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
+    cpu.outlined(
+        #[inline(always)]
+        || perft2_inline::<C, S>(cpu, pos),
+    )
+}
+
+#[inline(always)]
+fn perft2_inline<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
     let info = NodeInfo::new::<S>(pos);
     // In check: every move made (see the module notes).
-    let footprint = info.checkers.is_empty().then(|| Footprint::new::<S>(pos));
+    let footprint = info
+        .checkers
+        .is_empty()
+        .then(|| Footprint::new::<C, S>(cpu, pos));
     let base = if footprint.is_some() {
-        passed_count::<S>(pos)
+        passed_count::<C, S>(cpu, pos)
     } else {
         0
     };
     let mut nodes = 0;
-    movegen::generate_with_info::<S, _>(
+    movegen::generate_with_info::<C, S, _>(
+        cpu,
         pos,
         &info,
-        &mut Children::<S> {
+        &mut Children::<C, S> {
+            cpu,
             pos,
             footprint: footprint.as_ref(),
             base,
@@ -153,16 +165,17 @@ pub(crate) fn perft2<S: Side>(pos: &Position) -> u64 {
 /// The reply count of the other side in `pos` (side `S` to move, not in
 /// check) with the turn passed: no en-passant square, everything else as is.
 #[inline(always)]
-fn passed_count<S: Side>(pos: &Position) -> u64 {
+fn passed_count<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
     let mut passed = *pos;
     passed.side = <S::Other as Side>::COLOR;
     passed.ep = None;
-    movegen::count::<S::Other>(&passed)
+    movegen::count::<C, S::Other>(cpu, &passed)
 }
 
 /// The leaf parent's moves: counted from `base` when outside the
 /// footprint, made and counted otherwise.
-struct Children<'a, S> {
+struct Children<'a, C, S> {
+    cpu: C,
     pos: &'a Position,
     footprint: Option<&'a Footprint>,
     base: u64,
@@ -170,7 +183,7 @@ struct Children<'a, S> {
     side: PhantomData<S>,
 }
 
-impl<S: Side> Children<'_, S> {
+impl<C: Cpu, S: Side> Children<'_, C, S> {
     /// Targets of `piece` from `from` (non-captures) whose replies are `base`.
     #[inline(always)]
     fn untouched(&self, piece: Piece, from: Square, to: Bitboard) -> Bitboard {
@@ -208,14 +221,14 @@ impl<S: Side> Children<'_, S> {
     }
 }
 
-impl<S: Side> MoveSink for Children<'_, S> {
+impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
     #[inline(always)]
     fn piece_moves(&mut self, piece: Piece, from: Square, to: Bitboard) -> bool {
         let untouched = self.untouched(piece, from, to);
         *self.nodes += self.base * u64::from(untouched.len());
         for to in to & !untouched {
             let child = self.pos.make_normal::<S, false>(piece, from, to);
-            *self.nodes += count_leaves::<S::Other>(&child);
+            *self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
         }
         false
     }
@@ -229,11 +242,11 @@ impl<S: Side> MoveSink for Children<'_, S> {
             if promotion {
                 for piece in PROMOTION_PIECES {
                     let child = self.pos.make_promotion::<S, false>(from, to, piece);
-                    *self.nodes += count_leaves::<S::Other>(&child);
+                    *self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
                 }
             } else {
                 let child = self.pos.make_normal::<S, false>(Piece::Pawn, from, to);
-                *self.nodes += count_leaves::<S::Other>(&child);
+                *self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
             }
         }
         false
@@ -243,7 +256,8 @@ impl<S: Side> MoveSink for Children<'_, S> {
     #[inline(always)]
     fn special(&mut self, moves: PieceMoves) -> bool {
         for mv in moves {
-            *self.nodes += count_leaves::<S::Other>(&self.pos.play_piece(moves.piece, mv));
+            *self.nodes +=
+                count_leaves::<C, S::Other>(self.cpu, &self.pos.play_piece(moves.piece, mv));
         }
         false
     }
@@ -252,14 +266,18 @@ impl<S: Side> MoveSink for Children<'_, S> {
 /// The bulk counter as one out-of-line function: the child loops call it
 /// from a dozen places (one per move group), and inlining it into each made
 /// the hot code several times larger than the instruction cache (measured).
-#[inline(never)]
-pub(crate) fn count_leaves<S: Side>(pos: &Position) -> u64 {
-    movegen::count::<S>(pos)
+#[inline(always)]
+pub(crate) fn count_leaves<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
+    cpu.outlined(
+        #[inline(always)]
+        || movegen::count::<C, S>(cpu, pos),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::cpu::{Compiled, CpuFn, CpuPath};
     use crate::chess::movegen::{Black, White};
     use crate::chess::moves::{Move, MoveKind};
     use crate::chess::piece::Color;
@@ -267,10 +285,11 @@ mod tests {
     /// The moves of `pos` (side `S`, not in check) that [`perft2`] counts
     /// as `base` without making them, and `base`.
     fn shortcut<S: Side>(pos: &Position) -> (u64, Vec<Move>) {
-        let footprint = Footprint::new::<S>(pos);
-        let base = passed_count::<S>(pos);
+        let footprint = Footprint::new::<Compiled, S>(Compiled, pos);
+        let base = passed_count::<Compiled, S>(Compiled, pos);
         let mut nodes = 0;
-        let sink = Children::<S> {
+        let sink = Children::<Compiled, S> {
+            cpu: Compiled,
             pos,
             footprint: Some(&footprint),
             base,
@@ -370,20 +389,33 @@ mod tests {
         assert!(shortcuts * 10 > moves, "{shortcuts} of {moves}");
     }
 
-    /// And perft 2 with the shortcut equals the sum over made children.
+    /// Perft 2 with the shortcut on one CPU path.
+    struct Perft2<'a>(&'a Position);
+
+    impl CpuFn for Perft2<'_> {
+        type Output = u64;
+        fn call<C: Cpu>(self, cpu: C) -> u64 {
+            match self.0.side_to_move() {
+                Color::White => perft2::<C, White>(cpu, self.0),
+                Color::Black => perft2::<C, Black>(cpu, self.0),
+            }
+        }
+    }
+
+    /// And perft 2 with the shortcut equals the sum over made children, on
+    /// every CPU path this machine supports.
     #[test]
     fn perft2_equals_the_sum_over_made_children() {
+        let paths = CpuPath::supported();
         for pos in positions() {
             let made: u64 = pos
                 .legal_moves()
                 .iter()
                 .map(|&mv| pos.play_unchecked(mv).count_moves())
                 .sum();
-            let fast = match pos.side_to_move() {
-                Color::White => perft2::<White>(&pos),
-                Color::Black => perft2::<Black>(&pos),
-            };
-            assert_eq!(fast, made, "{}", pos.to_fen());
+            for &path in &paths {
+                assert_eq!(path.run(Perft2(&pos)), made, "{path} {}", pos.to_fen());
+            }
         }
     }
 }

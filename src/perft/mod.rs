@@ -10,12 +10,13 @@
 mod count;
 pub mod hash;
 mod leaf;
+pub mod memory;
 pub mod stats;
 pub mod units;
 
 pub use count::{
     Control, DEFAULT_HASH_SYNC, DEFAULT_MIN_HASH_DEPTH, DEFAULT_SPLIT_DEPTH, DivideOutcome,
-    MAX_THREADS, Perft, PerftConfig, PerftError, PerftStats, divide, perft, perft_full,
-    perft_plain,
+    MAX_THREADS, Perft, PerftConfig, PerftError, PerftStats, divide, perft, perft_full, perft_on,
+    perft_plain, perft_plain_on,
 };
 pub use stats::{LeafStats, StatField, StatsOutcome, move_stats, perft_stats};

@@ -61,6 +61,7 @@ use crate::chess::attacks::{
     rook_rays,
 };
 use crate::chess::bitboard::Bitboard;
+use crate::chess::cpu::Compiled;
 use crate::chess::movegen::{self, Black, MoveSink, Side, White};
 use crate::chess::moves::{Move, MoveKind, PROMOTION_PIECES, PieceMoves};
 use crate::chess::piece::{Color, Piece};
@@ -237,7 +238,7 @@ fn stats_side<S: Side>(pos: &Position, depth: u32, acc: &mut LeafStats) {
     match depth {
         0 => acc.nodes += 1,
         1 => classify_leaves::<S>(pos, acc),
-        _ => for_each_child::<S, false>(pos, |child| {
+        _ => for_each_child::<Compiled, S, false>(Compiled, pos, |child| {
             stats_side::<S::Other>(child, depth - 1, acc);
         }),
     }
@@ -247,13 +248,13 @@ fn stats_side<S: Side>(pos: &Position, depth: u32, acc: &mut LeafStats) {
 #[inline(never)]
 fn classify_leaves<S: Side>(pos: &Position, acc: &mut LeafStats) {
     let mut sink = Classifier::<S>::new(pos, acc);
-    movegen::generate_into::<S, _>(pos, &mut sink);
+    movegen::generate_into::<Compiled, S, _>(Compiled, pos, &mut sink);
 }
 
 /// True if side `S` has a legal move in `pos`.
 #[inline(always)]
 fn has_move<S: Side>(pos: &Position) -> bool {
-    movegen::generate_into::<S, _>(pos, &mut AnyMove)
+    movegen::generate_into::<Compiled, S, _>(Compiled, pos, &mut AnyMove)
 }
 
 /// A sink that stops at the first legal move.
@@ -511,7 +512,7 @@ fn parallel_stats<S: Side>(
         return None;
     }
     let mut children = Vec::with_capacity(64);
-    for_each_child::<S, false>(pos, |child| children.push(*child));
+    for_each_child::<Compiled, S, false>(Compiled, pos, |child| children.push(*child));
     children
         .par_iter()
         .map(|child| parallel_stats::<S::Other>(child, depth - 1, split_depth, stop))

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::{Header, StatsReport, Warning, thousands};
+use crate::chess::cpu::CpuPath;
 
 /// One position of a bench run.
 #[derive(Clone, Debug, Serialize)]
@@ -36,6 +37,10 @@ pub struct BenchRun {
     pub threads: usize,
     /// Perft table setting (`null`: this build has no perft table option).
     pub hash: Option<String>,
+    /// CPU path the run used (`portable`, `popcnt`, `bmi2`).
+    pub cpu_path: CpuPath,
+    /// `shortcut` (leaf-parent shortcut, the default) or `plain` (`--plain`).
+    pub counter: &'static str,
     /// Per position.
     pub positions: Vec<BenchPosition>,
     /// Total leaf nodes (the signature).
@@ -87,7 +92,7 @@ impl BenchReport {
     /// The table of one run.
     pub fn run_text(run: &BenchRun) -> String {
         let mut s = format!(
-            "threads {}{}{}\n{:<12} {:>5} {:>15} {:>9} {:>8}\n",
+            "threads {}{}{}; cpu path {}; {} counter\n{:<12} {:>5} {:>15} {:>9} {:>8}\n",
             run.threads,
             run.hash
                 .as_deref()
@@ -98,6 +103,8 @@ impl BenchReport {
             } else {
                 ""
             },
+            run.cpu_path,
+            run.counter,
             "position",
             "depth",
             "nodes",

@@ -11,6 +11,7 @@
 
 use serde::Serialize;
 
+use crate::chess::cpu::CpuPath;
 use crate::perft::{LeafStats, StatField};
 
 mod bench;
@@ -37,9 +38,15 @@ pub struct BuildInfo {
     pub git: &'static str,
     /// Cargo profile (`release`, `debug`).
     pub profile: &'static str,
-    /// Slider lookup compiled in: `pext` or `magic`.
+    /// CPU path the counting runs on (`portable`, `popcnt` or `bmi2`),
+    /// chosen at start-up: `PERFT_CPU`, else the fastest this CPU offers.
+    pub cpu_path: CpuPath,
+    /// The paths this CPU supports (slowest first).
+    pub cpu_paths_supported: Vec<CpuPath>,
+    /// Slider lookup of that path: `pext` or `magic`.
     pub slider_lookup: &'static str,
-    /// Relevant CPU features enabled at compile time.
+    /// Relevant CPU features enabled for the whole build at compile time
+    /// (`RUSTFLAGS="-C target-cpu=..."`; the CPU paths add theirs).
     pub target_features: Vec<&'static str>,
     /// True when debug assertions are on (timings are not representative).
     pub debug_assertions: bool,
@@ -57,7 +64,9 @@ impl BuildInfo {
             version: env!("CARGO_PKG_VERSION"),
             git: env!("PERFT_GIT_HASH"),
             profile: env!("PERFT_PROFILE"),
-            slider_lookup: crate::chess::attacks::SLIDER_LOOKUP,
+            cpu_path: CpuPath::selected(),
+            cpu_paths_supported: CpuPath::supported(),
+            slider_lookup: CpuPath::selected().slider_lookup(),
             target_features,
             debug_assertions: cfg!(debug_assertions),
         }
@@ -71,8 +80,9 @@ impl BuildInfo {
             format!(" ({})", self.git)
         };
         format!(
-            "{}{git} [{} sliders; features: {}; profile: {}]",
+            "{}{git} [cpu path: {} ({} sliders); build features: {}; profile: {}]",
             self.version,
+            self.cpu_path,
             self.slider_lookup,
             if self.target_features.is_empty() {
                 "baseline".to_string()
@@ -265,6 +275,19 @@ pub struct EngineInfo {
     pub min_hash_depth: u32,
     /// Zobrist seed of the table keys.
     pub zobrist_seed: u64,
+    /// Huge pages for the table: `madvise(MADV_HUGEPAGE) accepted`, `...
+    /// refused: <reason>`, `not available` (`null` without a table).
+    pub huge_pages: Option<String>,
+    /// Bytes of the process's memory in transparent huge pages when the
+    /// report was made (`AnonHugePages`, Linux; `null` elsewhere or
+    /// without a table).
+    pub huge_page_bytes: Option<u64>,
+    /// CPU path the count ran on.
+    pub cpu_path: CpuPath,
+    /// Counter: `shortcut` (leaf parents count unaffected moves without
+    /// making them, the default) or `plain` (`--plain`: every move above
+    /// the last ply made).
+    pub counter: &'static str,
 }
 
 impl EngineInfo {
@@ -279,6 +302,12 @@ impl EngineInfo {
             split_depth: c.split_depth,
             min_hash_depth: c.min_hash_depth,
             zobrist_seed: c.zobrist_seed,
+            huge_pages: perft.table().map(|t| t.huge_pages().to_string()),
+            huge_page_bytes: perft
+                .table()
+                .and(crate::perft::memory::anon_huge_page_bytes()),
+            cpu_path: c.cpu,
+            counter: if c.plain { "plain" } else { "shortcut" },
         }
     }
 
@@ -289,10 +318,19 @@ impl EngineInfo {
         } else {
             format!("{} threads", self.threads)
         };
+        let how = format!(
+            "{} counter, {} path",
+            if self.counter == "plain" {
+                "plain"
+            } else {
+                "leaf-parent shortcut"
+            },
+            self.cpu_path
+        );
         match &self.hash_sync {
-            None => format!("bulk-counted leaves per second, {threads}, no hash table"),
+            None => format!("bulk-counted leaves per second, {threads}, no hash table; {how}"),
             Some(sync) => format!(
-                "effective: leaves per second with a {} {sync} perft table, hits skip whole subtrees; {threads}",
+                "effective: leaves per second with a {} {sync} perft table, hits skip whole subtrees; {threads}; {how}",
                 crate::perft::hash::human_bytes(self.hash_bytes)
             ),
         }
@@ -481,6 +519,19 @@ impl CountReport {
         );
         if let Some(t) = &self.table {
             s.push_str(&t.to_text());
+            if let Some(huge) = &self.engine.huge_pages {
+                let resident = self
+                    .engine
+                    .huge_page_bytes
+                    .map(|b| {
+                        format!(
+                            "; {} of this process in huge pages",
+                            crate::perft::hash::human_bytes(u128::from(b))
+                        )
+                    })
+                    .unwrap_or_default();
+                s.push_str(&format!("memory    huge pages: {huge}{resident}\n"));
+            }
         }
         if let Some(st) = &self.stats {
             s.push_str("table     off: --stats counts and classifies every leaf\n\n");
@@ -538,6 +589,8 @@ pub struct DivideReport {
     /// The breakdown of all leaves (only with `--stats`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<StatsReport>,
+    /// Driver settings (threads, table, CPU path, counter).
+    pub engine: EngineInfo,
     /// Warnings (also printed on stderr).
     pub warnings: Vec<Warning>,
 }

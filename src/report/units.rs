@@ -89,6 +89,7 @@ impl MergeReport {
                 mv: mv.clone(),
                 nodes: *n,
                 nodes_str: n.to_string(),
+                stats: None,
             })
             .collect();
         self.moves.sort_by(|a, b| a.mv.cmp(&b.mv));

@@ -1,0 +1,188 @@
+//! Memory for the lockless perft table: zero-filled, mapped lazily, backed
+//! by huge pages where the OS allows.
+//!
+//! * **Lazy**: on Linux the buckets are an anonymous `mmap`; the kernel maps
+//!   a zero page on first touch, so creating a 2 GiB table costs nothing and
+//!   only the buckets a run reaches are ever backed by memory. (Elsewhere:
+//!   `alloc_zeroed`, which the platform allocator usually serves the same way
+//!   for large sizes.) An all-zero bucket is an empty bucket, so no
+//!   initialisation pass is needed.
+//! * **Huge pages**: the mapping is aligned to 2 MiB and advised
+//!   `MADV_HUGEPAGE`, so transparent huge pages back it when the system
+//!   allows (`/sys/kernel/mm/transparent_hugepage/enabled` = `always` or
+//!   `madvise`): fewer TLB misses on random probes. Whether the advice took
+//!   is kept ([`HugePages`]) and reported.
+
+use std::ptr::NonNull;
+
+/// Whether the table asked for, and got, huge pages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HugePages {
+    /// `madvise(MADV_HUGEPAGE)` accepted the table's memory.
+    Advised,
+    /// `madvise` refused (the reason).
+    Refused(String),
+    /// Not available on this platform, or no table memory.
+    Unsupported,
+}
+
+impl std::fmt::Display for HugePages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HugePages::Advised => f.write_str("madvise(MADV_HUGEPAGE) accepted"),
+            HugePages::Refused(why) => write!(f, "madvise(MADV_HUGEPAGE) refused: {why}"),
+            HugePages::Unsupported => f.write_str("not available"),
+        }
+    }
+}
+
+/// `len` zero-filled values of `T` (for `T` whose all-zero bytes are a valid
+/// value: the table's atomic buckets), owned, freed on drop.
+pub(crate) struct ZeroedSlice<T> {
+    ptr: NonNull<T>,
+    len: usize,
+    /// The mapping to release (Linux) or the allocation's layout.
+    raw: Raw,
+    huge_pages: HugePages,
+}
+
+enum Raw {
+    None,
+    #[cfg(target_os = "linux")]
+    Mapped {
+        addr: *mut libc::c_void,
+        bytes: usize,
+    },
+    #[cfg(not(target_os = "linux"))]
+    Allocated(std::alloc::Layout),
+}
+
+/// Alignment of the mapping: one x86-64 huge page.
+#[cfg(target_os = "linux")]
+const HUGE_PAGE: usize = 2 << 20;
+
+impl<T> ZeroedSlice<T> {
+    /// `len` zeroed values, or `None` if the memory cannot be had.
+    ///
+    /// # Safety
+    /// All-zero bytes must be a valid `T`.
+    #[allow(unsafe_code)]
+    pub(crate) unsafe fn new(len: usize) -> Option<ZeroedSlice<T>> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>())?;
+        if bytes == 0 {
+            return Some(ZeroedSlice {
+                ptr: NonNull::dangling(),
+                len,
+                raw: Raw::None,
+                huge_pages: HugePages::Unsupported,
+            });
+        }
+        #[cfg(target_os = "linux")]
+        {
+            assert!(std::mem::align_of::<T>() <= HUGE_PAGE);
+            let map_bytes = bytes.checked_add(HUGE_PAGE)?;
+            // SAFETY: an anonymous private mapping with no address hint has
+            // no preconditions; failure is reported as MAP_FAILED.
+            let addr = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    map_bytes,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            if addr == libc::MAP_FAILED {
+                return None;
+            }
+            let start = (addr as usize).next_multiple_of(HUGE_PAGE);
+            let advised_len = bytes.next_multiple_of(HUGE_PAGE);
+            // SAFETY: [start, start + advised_len) lies inside the mapping
+            // (start - addr < HUGE_PAGE, and the mapping has HUGE_PAGE bytes
+            // beyond `bytes`); madvise only changes the kernel's paging policy.
+            let advised = unsafe {
+                libc::madvise(start as *mut libc::c_void, advised_len, libc::MADV_HUGEPAGE)
+            };
+            let huge_pages = if advised == 0 {
+                HugePages::Advised
+            } else {
+                HugePages::Refused(std::io::Error::last_os_error().to_string())
+            };
+            Some(ZeroedSlice {
+                // SAFETY: start is inside a successful mapping, so non-null.
+                ptr: unsafe { NonNull::new_unchecked(start as *mut T) },
+                len,
+                raw: Raw::Mapped {
+                    addr,
+                    bytes: map_bytes,
+                },
+                huge_pages,
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let layout = std::alloc::Layout::array::<T>(len).ok()?;
+            // SAFETY: the layout has a non-zero size (bytes > 0).
+            let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+            Some(ZeroedSlice {
+                ptr: NonNull::new(ptr)?,
+                len,
+                raw: Raw::Allocated(layout),
+                huge_pages: HugePages::Unsupported,
+            })
+        }
+    }
+
+    /// Whether huge pages were advised.
+    pub(crate) fn huge_pages(&self) -> &HugePages {
+        &self.huge_pages
+    }
+}
+
+impl<T> std::ops::Deref for ZeroedSlice<T> {
+    type Target = [T];
+    #[allow(unsafe_code)]
+    fn deref(&self) -> &[T] {
+        // SAFETY: ptr points to len zero-filled (valid, by `new`'s contract)
+        // values of T, aligned (mapping aligned to 2 MiB, or an allocation
+        // with T's layout), owned by self and alive until drop.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T> Drop for ZeroedSlice<T> {
+    #[allow(unsafe_code)]
+    fn drop(&mut self) {
+        match self.raw {
+            Raw::None => {}
+            #[cfg(target_os = "linux")]
+            // SAFETY: the exact mapping made in `new`, unmapped once.
+            Raw::Mapped { addr, bytes } => unsafe {
+                libc::munmap(addr, bytes);
+            },
+            #[cfg(not(target_os = "linux"))]
+            // SAFETY: the allocation made in `new` with this layout.
+            Raw::Allocated(layout) => unsafe {
+                std::alloc::dealloc(self.ptr.as_ptr() as *mut u8, layout)
+            },
+        }
+    }
+}
+
+// SAFETY: ZeroedSlice<T> owns its values like a Box<[T]>: sending it sends
+// the values, sharing it shares `&[T]`.
+#[allow(unsafe_code)]
+unsafe impl<T: Send> Send for ZeroedSlice<T> {}
+// SAFETY: as above: `&ZeroedSlice<T>` only gives `&[T]`.
+#[allow(unsafe_code)]
+unsafe impl<T: Sync> Sync for ZeroedSlice<T> {}
+
+/// Bytes of this process's memory in transparent huge pages
+/// (`AnonHugePages` of `/proc/self/smaps_rollup`), if the OS says.
+pub fn anon_huge_page_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
+    let line = text.lines().find(|l| l.starts_with("AnonHugePages:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
