@@ -4,6 +4,7 @@ mod common;
 
 mod cli;
 mod compare;
+mod engines;
 mod fen_corpus;
 mod hashing;
 mod layers;
