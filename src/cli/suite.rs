@@ -56,8 +56,8 @@ fn matches(filter: &str, file: &str, record: &EpdRecord) -> bool {
         || format!("{file}:{}", record.line).ends_with(filter)
 }
 
-/// The `perft compare` command that bisects a failed position against
-/// Stockfish.
+/// The next step after a failed position: the `perft compare` command that
+/// bisects it against Stockfish, and what its answer means.
 fn bisect_command(record: &EpdRecord, depth: u32, chess960_flag: bool) -> String {
     format!(
         "perft compare {depth} {} --engine stockfish{}",
@@ -102,6 +102,47 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
                     .join(", ")
             )));
         }
+    }
+    // A run that can check nothing is an input error, not a PASS.
+    if selected.is_empty() {
+        return Err(Error::Usage(format!(
+            "no positions in {} (empty, or only comments and blank lines): nothing to check",
+            args.files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let within = |&(d, n): &(u32, u64)| {
+        limits.max_depth.is_none_or(|m| d <= m) && limits.max_nodes.is_none_or(|m| n <= m)
+    };
+    if !selected.iter().any(|(_, r)| r.depths.iter().any(within)) {
+        let with_counts = selected
+            .iter()
+            .filter(|(_, r)| !r.depths.is_empty())
+            .count();
+        let why = if with_counts == 0 {
+            "none of its lines has perft counts (;D1 20 ;D2 400 ...)".to_string()
+        } else {
+            format!(
+                "every count is beyond the limits ({})",
+                [
+                    limits.max_depth.map(|d| format!("--max-depth {d}")),
+                    limits
+                        .max_nodes
+                        .map(|n| format!("--max-nodes {}", crate::report::thousands(n.into()))),
+                ]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(", ")
+            )
+        };
+        return Err(Error::Usage(format!(
+            "nothing to check in {} selected: {why}",
+            crate::report::plural(selected.len() as u128, "position")
+        )));
     }
     // The automatic perft table follows the deepest count that will run.
     let deepest = selected
@@ -150,6 +191,8 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
             }
         } else if !outcome.passed() {
             PositionStatus::Fail
+        } else if record.depths.is_empty() {
+            PositionStatus::NoCounts
         } else if outcome.checks.is_empty() {
             PositionStatus::Skipped
         } else {
@@ -219,6 +262,9 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
         EXIT_INTERRUPTED
     } else if report.summary.counts_failed > 0 {
         EXIT_MISMATCH
+    } else if report.summary.counts_checked == 0 {
+        // Every count timed out: nothing was verified.
+        crate::error::EXIT_USAGE
     } else {
         EXIT_OK
     })

@@ -38,6 +38,28 @@ const MAX_HASH_MIB: u64 = 1 << 20;
 /// `Hash` at start (MiB), as Stockfish.
 const DEFAULT_HASH_MIB: u64 = 16;
 
+/// Reads a UCI `Hash` value in the program's one size grammar (a bare
+/// number is MiB, as UCI says; `512MiB`, `1GiB` work too) and checks it
+/// against the memory available now, so a size the machine cannot hold is
+/// refused at once, in one line, with the same figure as `--hash`.
+fn parse_hash(value: &str) -> Result<u64, String> {
+    let bytes = crate::perft::hash::parse_size(value)?;
+    let range = || format!("expected 1 to {MAX_HASH_MIB} MiB in whole MiB, found '{value}'");
+    if bytes % (1 << 20) != 0 || bytes == 0 {
+        return Err(range());
+    }
+    crate::perft::hash::check_available(bytes).map_err(|available| {
+        format!(
+            "hash table of {} requested, but only {available} of memory is available",
+            crate::perft::hash::human_bytes(bytes)
+        )
+    })?;
+    if bytes >> 20 > u128::from(MAX_HASH_MIB) {
+        return Err(range());
+    }
+    Ok((bytes >> 20) as u64)
+}
+
 /// The state of a UCI session.
 pub struct UciSession {
     config: PerftConfig,
@@ -46,6 +68,11 @@ pub struct UciSession {
     /// The search TT, kept across `go` commands of a game (`ucinewgame`
     /// and a `Hash` change drop it).
     tt: Option<Tt>,
+    /// The TT could not be allocated (said once; retried after a `Hash`
+    /// change or `ucinewgame`).
+    tt_failed: bool,
+    /// `--no-hash`: `go perft` counts without a perft table whatever `Hash` says.
+    no_perft_table: bool,
     chess960: bool,
     /// The current position and the keys of the game positions before it
     /// (for repetition draws), or why the last `position` command failed.
@@ -62,6 +89,8 @@ impl UciSession {
             perft: None,
             hash_mib: DEFAULT_HASH_MIB,
             tt: None,
+            tt_failed: false,
+            no_perft_table: false,
             chess960: false,
             position: Ok((Position::startpos(), Vec::new())),
         }
@@ -86,13 +115,17 @@ impl UciSession {
                 )?;
                 writeln!(
                     out,
-                    "option name Hash type spin default {DEFAULT_HASH_MIB} min 1 max {MAX_HASH_MIB}"
+                    "option name Hash type spin default {} min 1 max {MAX_HASH_MIB}",
+                    self.hash_mib
                 )?;
                 writeln!(out, "option name UCI_Chess960 type check default false")?;
                 writeln!(out, "uciok")?;
             }
             "isready" => writeln!(out, "readyok")?,
-            "ucinewgame" => self.tt = None,
+            "ucinewgame" => {
+                self.tt = None;
+                self.tt_failed = false;
+            }
             "stop" | "ponderhit" | "debug" => {}
             "quit" => return Ok(false),
             "position" => self.set_position(rest, out)?,
@@ -181,18 +214,22 @@ impl UciSession {
                     "info string error: Threads must be a number from 1 to {MAX_THREADS}, found '{value}'"
                 )?,
             },
-            "hash" => match value.parse::<u64>() {
-                Ok(mib) if (1..=MAX_HASH_MIB).contains(&mib) => {
+            "hash" => match parse_hash(&value) {
+                Ok(mib) => {
                     if mib != self.hash_mib {
                         self.hash_mib = mib;
-                        self.config.hash_bytes = u128::from(mib) << 20;
+                        if !self.no_perft_table {
+                            self.config.hash_bytes = u128::from(mib) << 20;
+                        }
                         self.perft = None;
                         self.tt = None;
+                        self.tt_failed = false;
                     }
                 }
-                _ => writeln!(
+                Err(e) => writeln!(
                     out,
-                    "info string error: Hash must be a number of MiB from 1 to {MAX_HASH_MIB}, found '{value}'"
+                    "info string error: Hash: {e}; Hash stays {} MiB",
+                    self.hash_mib
                 )?,
             },
             "uci_chess960" => match value.as_str() {
@@ -280,10 +317,13 @@ impl UciSession {
                 share.min(ms.saturating_sub(50)).max(1),
             ));
         }
-        if self.tt.is_none() {
-            match Tt::new((self.hash_mib as usize) << 20) {
+        if self.tt.is_none() && !self.tt_failed {
+            match super::search::tt_of((self.hash_mib as usize) << 20) {
                 Ok(tt) => self.tt = Some(tt),
-                Err(e) => writeln!(out, "info string error: {e}; searching without a TT")?,
+                Err(e) => {
+                    self.tt_failed = true;
+                    writeln!(out, "info string error: {e}; searching without a TT")?;
+                }
             }
         }
         // Info lines go out as each iteration completes; a write error
@@ -373,8 +413,31 @@ impl UciSession {
 }
 
 /// Runs `perft uci` until `quit` or the end of input.
+///
+/// `--hash SIZE` sets the perft table of `go perft` and the `Hash` option's
+/// starting value (whole MiB; the TT uses it too); a GUI's `setoption name
+/// Hash` changes both later. `--no-hash` counts `go perft` without a table
+/// for the whole session (`Hash` then sizes only the search TT). A bad
+/// `--hash` is an error before the loop starts (exit code 2).
 pub fn run_uci(args: UciArgs) -> Result<u8, Error> {
     let mut session = UciSession::new(args.engine.config(0)?);
+    if args.engine.no_hash {
+        session.no_perft_table = true;
+        session.config.hash_bytes = 0;
+    } else if !args.engine.hash.is_empty() {
+        // `config(0)` parsed the size (`none` is 0, no table).
+        let bytes = args.engine.config(0)?.hash_bytes;
+        session.config.hash_bytes = bytes;
+        session.no_perft_table = bytes == 0;
+        if bytes >= 1 << 20 {
+            session.hash_mib = u64::try_from(bytes >> 20)
+                .unwrap_or(MAX_HASH_MIB)
+                .min(MAX_HASH_MIB);
+        }
+    }
+    // Build the driver now: a table too small or too large for the machine
+    // is an error here, not a message at the first `go perft`.
+    session.perft = Some(build_perft(session.config.clone())?);
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     for line in stdin.lock().lines() {

@@ -152,6 +152,27 @@ pub fn thousands(n: u128) -> String {
     out
 }
 
+/// `n` and `noun`, with `s` unless `n` is 1, thousands grouped: `1 thread`,
+/// `2 threads`, `1,024 positions`.
+pub fn plural(n: u128, noun: &str) -> String {
+    format!("{} {noun}{}", thousands(n), if n == 1 { "" } else { "s" })
+}
+
+/// A long duration in the largest fitting unit: `3.2 days`, `41 years`.
+pub fn long_duration(seconds: f64) -> String {
+    const DAY: f64 = 86_400.0;
+    const YEAR: f64 = 365.25 * DAY;
+    if seconds >= YEAR {
+        format!("{:.1e} years", seconds / YEAR).replace("e0 ", " ")
+    } else if seconds >= DAY {
+        format!("{:.1} days", seconds / DAY)
+    } else if seconds >= 3600.0 {
+        format!("{:.1} hours", seconds / 3600.0)
+    } else {
+        format!("{seconds:.0} s")
+    }
+}
+
 /// Nodes per second, 0 when no time was measured.
 pub fn nps(nodes: u128, seconds: f64) -> f64 {
     if seconds > 0.0 {
@@ -186,6 +207,15 @@ pub enum Warning {
         /// Logical CPUs available.
         cpus: usize,
     },
+    /// The estimated run time exceeds a day.
+    LongRun {
+        /// Depth asked.
+        depth: u32,
+        /// Estimated leaves.
+        nodes: f64,
+        /// Estimated seconds (without the perft table's savings).
+        seconds: f64,
+    },
     /// The run was stopped before it finished; counts are lower bounds.
     Partial {
         /// Root moves finished.
@@ -208,11 +238,23 @@ impl std::fmt::Display for Warning {
             ),
             Warning::ThreadsAboveCpus { threads, cpus } => write!(
                 f,
-                "{threads} threads on {cpus} logical CPUs: threads will share cores and speeds will not scale"
+                "{} on {}: threads will share cores and speeds will not scale",
+                plural(*threads as u128, "thread"),
+                plural(*cpus as u128, "logical CPU")
             ),
             Warning::BusyMachine { busy_cpus, cpus } => write!(
                 f,
                 "other work kept {busy_cpus:.1} of {cpus} logical CPUs busy just before the run: speeds are low and may not scale"
+            ),
+            Warning::LongRun {
+                depth,
+                nodes,
+                seconds,
+            } => write!(
+                f,
+                "depth {depth} is at least about {nodes:.1e} leaves here: {} or more at this machine's speed \
+                 (a perft table may shorten it); Ctrl-C stops with a partial result",
+                long_duration(*seconds)
             ),
             Warning::Partial { done, total } => write!(
                 f,
@@ -230,6 +272,7 @@ impl Warning {
             Warning::ShortRun { .. } => "short_run",
             Warning::ThreadsAboveCpus { .. } => "threads_above_cpus",
             Warning::BusyMachine { .. } => "busy_machine",
+            Warning::LongRun { .. } => "long_run",
             Warning::Partial { .. } => "partial",
         }
     }
@@ -280,11 +323,7 @@ impl EngineInfo {
 
     /// What the speed figure means, for text output.
     pub fn speed_note(&self) -> String {
-        let threads = if self.threads == 1 {
-            "1 thread".to_string()
-        } else {
-            format!("{} threads", self.threads)
-        };
+        let threads = plural(self.threads as u128, "thread");
         match &self.hash_sync {
             None => format!("bulk-counted leaves per second, {threads}, no hash table"),
             Some(sync) => format!(
@@ -457,7 +496,7 @@ impl DivideReport {
                 "\nPARTIAL: interrupted after {} of {} root moves ({} nodes counted)\n",
                 self.moves.len(),
                 self.root_moves,
-                self.nodes
+                thousands(self.nodes)
             ));
         }
         s
