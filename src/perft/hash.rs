@@ -144,6 +144,11 @@ pub fn parse_size(text: &str) -> Result<u128, String> {
         .unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
     let unit = unit.trim();
+    if number.is_empty() {
+        return Err(format!(
+            "invalid size '{text}': expected a number with a unit, e.g. 512MiB"
+        ));
+    }
     let multiplier: u128 = match unit.to_ascii_lowercase().as_str() {
         "" | "m" | "mib" => 1 << 20,
         "b" => 1,
@@ -160,11 +165,6 @@ pub fn parse_size(text: &str) -> Result<u128, String> {
             ));
         }
     };
-    if number.is_empty() {
-        return Err(format!(
-            "invalid size '{text}': expected a number with a unit, e.g. 512MiB"
-        ));
-    }
     let value: f64 = number
         .parse()
         .map_err(|_| format!("invalid size '{text}': '{number}' is not a number"))?;
@@ -288,7 +288,9 @@ impl PerftTable {
     /// buckets; 0 gives a table that stores nothing). Fails cleanly if the
     /// machine does not have the memory or the allocator refuses.
     pub fn new(bytes: u128, sync: HashSync) -> Result<PerftTable, HashError> {
-        if bytes < BUCKET_BYTES as u128 {
+        // 0 is an empty table (every store rejected); 1 to 63 bytes is a
+        // mistake (`--hash 1B`), not a table.
+        if bytes > 0 && bytes < BUCKET_BYTES as u128 {
             return Err(HashError::TooSmall {
                 requested: human_bytes(bytes),
             });
@@ -528,6 +530,12 @@ mod tests {
             let empty = PerftTable::new(0, mode).unwrap();
             assert_eq!(empty.store(12345, 2, 7), StoreOutcome::Rejected);
             assert_eq!(empty.probe(12345, 2), None);
+            for small in [1, 63] {
+                assert!(matches!(
+                    PerftTable::new(small, mode),
+                    Err(HashError::TooSmall { .. })
+                ));
+            }
             let odd = PerftTable::new(64 * 3 + 17, mode).unwrap();
             assert_eq!(odd.buckets(), 3);
             for k in 0..1000u64 {
