@@ -164,3 +164,77 @@ fn a_total_that_is_not_the_sum_is_inconsistent_not_a_move_difference() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["result"], "inconsistent", "{v}");
 }
+
+/// `perft suite --engine`: the broken engine without en passant fails
+/// exactly the lines of positions/standard.epd whose published counts
+/// include an en-passant capture within 5,000,000 nodes, and each failure
+/// is bisected to a position where the engine misses only en-passant
+/// captures. Stockfish passes the same run.
+#[test]
+fn suite_with_an_engine_fails_the_right_lines_and_bisects_each_to_en_passant() {
+    let engine = format!("{} --drop ep", crate::common::broken_engine());
+    let file = crate::common::repo_path("positions/standard.epd");
+    let file = file.to_str().unwrap();
+    let out = run_perft(&[
+        "suite",
+        file,
+        "--engine",
+        &engine,
+        "--max-nodes",
+        "5000000",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["engine"], engine.as_str());
+    let mut failed = Vec::new();
+    for p in v["positions"].as_array().unwrap() {
+        if p["status"] != "fail" {
+            assert!(p["bisection"].is_null(), "{p}");
+            continue;
+        }
+        failed.push(p["line"].as_u64().unwrap());
+        let b = &p["bisection"];
+        assert_eq!(b["verdict"], "moves_differ", "{p}");
+        assert!(b["extra"].as_array().unwrap().is_empty(), "{p}");
+        let at = perft::Position::from_fen(b["fen"].as_str().unwrap()).unwrap();
+        let missing = b["missing"].as_array().unwrap();
+        assert!(!missing.is_empty(), "{p}");
+        for mv in missing {
+            let mv = at.parse_uci(mv.as_str().unwrap()).expect("a legal move");
+            assert_eq!(mv.kind(), perft::MoveKind::EnPassant, "{p}");
+        }
+    }
+    // Lines 1-5 reach an en-passant capture within the limit; CPW 5 and 6
+    // (lines 6 and 7) do not below D5.
+    assert_eq!(failed, [1, 2, 3, 4, 5], "{v}");
+    let text = stdout(&run_perft(&[
+        "suite",
+        file,
+        "--engine",
+        &engine,
+        "--max-nodes",
+        "5000000",
+    ]));
+    assert!(
+        text.contains("bisect: the move lists differ after a2a4\n"),
+        "{text}"
+    );
+    let stockfish = crate::common::stockfish_path();
+    let out = run_perft(&[
+        "suite",
+        file,
+        "--engine",
+        &stockfish,
+        "--max-nodes",
+        "5000000",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(stdout(&out).ends_with("PASS\n"), "{}", stdout(&out));
+}

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::style::Style;
 use super::{Header, Warning, plural, thousands};
+use crate::validate::bisect::{Bisection, Verdict};
 use crate::validate::suite::PositionOutcome;
 
 /// Status of one suite position.
@@ -36,6 +37,10 @@ pub struct SuitePosition {
     /// it against Stockfish (useful when the EPD count is right; when
     /// Stockfish agrees with us, the EPD count is wrong).
     pub bisect: Option<String>,
+    /// With `--engine`, for a failure: the bisection of the engine against
+    /// this generator at the failing depth (path, FEN, missing, extra, the
+    /// levels with their differing counts).
+    pub bisection: Option<Bisection>,
 }
 
 impl SuitePosition {
@@ -58,17 +63,24 @@ impl SuitePosition {
         match self.status {
             PositionStatus::Fail => {
                 let bad = o.checks.iter().find(|c| !c.pass).expect("a failed check");
-                format!(
-                    "{}  {place}  D{}  expected {}  got {}  {time:.2} s{id}\n      {}\n      next: {}\n      \
-                     (finds the first wrong move if the EPD count is right; if Stockfish agrees with \
-                     this generator, the EPD count is wrong)\n",
+                let mut s = format!(
+                    "{}  {place}  D{}  expected {}  got {}  {time:.2} s{id}\n      {}\n",
                     style.bad("FAIL"),
                     bad.depth,
                     thousands(bad.expected.into()),
                     thousands(bad.got.into()),
                     o.fen,
-                    self.bisect.as_deref().unwrap_or("")
-                )
+                );
+                if let Some(cmd) = &self.bisect {
+                    s.push_str(&format!(
+                        "      next: {cmd}\n      (finds the first wrong move if the EPD count is \
+                         right; if Stockfish agrees with this generator, the EPD count is wrong)\n"
+                    ));
+                }
+                if let Some(b) = &self.bisection {
+                    s.push_str(&bisection_text(b));
+                }
+                s
             }
             PositionStatus::Pass => format!(
                 "{}    {place}  {depths}  {}  {time:.2} s{id}{skipped}\n",
@@ -104,6 +116,39 @@ impl SuitePosition {
                 )
             }
         }
+    }
+}
+
+/// The indented lines of a bisection under a failed suite line.
+fn bisection_text(b: &Bisection) -> String {
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "(none)".to_string()
+        } else {
+            v.join(" ")
+        }
+    };
+    let path = if b.path.is_empty() {
+        "(the position itself)".to_string()
+    } else {
+        b.path.join(" ")
+    };
+    match b.verdict {
+        Verdict::Agree => "      bisect: the engine agrees with this generator at that depth: \
+             the EPD count looks wrong\n"
+            .to_string(),
+        Verdict::MovesDiffer => format!(
+            "      bisect: the move lists differ after {path}\n      fen     {}\n      \
+             missing {}\n      extra   {}\n",
+            b.fen,
+            list(&b.missing),
+            list(&b.extra)
+        ),
+        Verdict::Inconsistent => format!(
+            "      bisect: the engine's counts are inconsistent after {path}: {}\n      fen     {}\n",
+            b.note.as_deref().unwrap_or(""),
+            b.fen
+        ),
     }
 }
 
@@ -158,6 +203,8 @@ pub struct SuiteReport {
     /// Common header.
     #[serde(flatten)]
     pub header: Header,
+    /// The engine checked (`--engine`), or `null` when this generator was.
+    pub engine: Option<String>,
     /// Files run.
     pub files: Vec<String>,
     /// `--filter` values (a position runs if any matches); empty = all.
