@@ -238,3 +238,95 @@ fn suite_with_an_engine_fails_the_right_lines_and_bisects_each_to_en_passant() {
     );
     assert!(stdout(&out).ends_with("PASS\n"), "{}", stdout(&out));
 }
+
+/// `perft fuzz`: the engine without under-promotions is caught, bisected
+/// and reduced to a position whose missing moves are exactly
+/// under-promotions, with a `perft compare` command that shows it again.
+#[test]
+fn fuzz_finds_and_minimises_a_missing_under_promotion() {
+    let engine = format!("{} --drop underpromotion", crate::common::broken_engine());
+    let args = [
+        "fuzz",
+        "--engine",
+        &engine,
+        "--positions",
+        "2000",
+        "--depth",
+        "3",
+        "--seed",
+        "1",
+    ];
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let out = run_perft(&json_args);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kind"], "fuzz");
+    assert_eq!(v["result"], "moves_differ");
+    let f = &v["failure"];
+    let b = &f["bisection"];
+    let at = perft::Position::from_fen(b["fen"].as_str().unwrap()).unwrap();
+    let missing = b["missing"].as_array().unwrap();
+    assert!(!missing.is_empty(), "{v}");
+    for mv in missing {
+        let mv = at.parse_uci(mv.as_str().unwrap()).expect("legal");
+        assert!(
+            mv.promotion().is_some_and(|p| p != perft::Piece::Queen),
+            "{v}"
+        );
+    }
+    assert!(b["extra"].as_array().unwrap().is_empty(), "{v}");
+    assert!(v["positions_per_second"].as_f64().unwrap() > 0.0, "{v}");
+    // The reproduction command shows the same difference.
+    let repro = f["reproduce"].as_str().unwrap();
+    assert!(repro.starts_with("perft compare 1 "), "{repro}");
+    let words = perft::validate::engine::split_command(repro);
+    let out = run_perft(&words[1..].iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(stdout(&out).contains("DIFFERENCE"), "{}", stdout(&out));
+    // The same seed finds the same position, in text too.
+    let text = stdout(&run_perft(&args));
+    assert!(
+        text.contains(&format!("root      {}\n", f["root_fen"].as_str().unwrap())),
+        "{text}"
+    );
+}
+
+/// A correct engine (the broken engine dropping nothing) and Stockfish
+/// agree on every position, Chess960 ones included; exit code 0.
+#[test]
+fn fuzz_finds_nothing_in_a_correct_engine() {
+    let fine = format!("{} --drop none", crate::common::broken_engine());
+    let stockfish = crate::common::stockfish_path();
+    for (engine, n) in [(fine.as_str(), "300"), (stockfish.as_str(), "300")] {
+        let out = run_perft(&[
+            "fuzz",
+            "--engine",
+            engine,
+            "--positions",
+            n,
+            "--depth",
+            "2",
+            "--seed",
+            "5",
+            "--chess960",
+            "--json",
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{engine}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["result"], "agree");
+        assert_eq!(v["positions_tried"], 300);
+    }
+}

@@ -13,12 +13,14 @@ use serde::Serialize;
 
 mod bench;
 mod compare;
+mod fuzz;
 mod suite;
 
 pub mod style;
 
 pub use bench::{BenchPosition, BenchReport, BenchRun};
 pub use compare::CompareReport;
+pub use fuzz::{FuzzFailure, FuzzReport};
 pub use suite::{PositionStatus, SuitePosition, SuiteReport, SuiteSummary};
 
 /// Version of the JSON schema; bumped on any incompatible change.
