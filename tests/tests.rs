@@ -12,6 +12,7 @@ mod movegen;
 mod parallel;
 mod protocols;
 mod reports;
+mod schemas;
 mod search;
 mod stockfish;
 mod suites;

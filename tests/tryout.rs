@@ -225,3 +225,29 @@ fn a_suite_failure_says_when_comparing_with_stockfish_helps() {
     assert!(text.contains("if the EPD count is right"), "{text}");
     assert!(text.contains("the EPD count is wrong"), "{text}");
 }
+
+#[test]
+fn every_count_in_json_has_its_str_twin_and_zobrist_seed_too() {
+    let out = run_perft(&["count", "6", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["engine"]["zobrist_seed_str"].as_str().unwrap(),
+        v["engine"]["zobrist_seed"].to_string()
+    );
+    for key in ["probes", "hits", "stores", "replacements", "rejected"] {
+        assert_eq!(
+            v["table"][format!("{key}_str")].as_str().unwrap(),
+            v["table"][key].to_string(),
+            "{key}"
+        );
+    }
+    let file = write_temp("twins.epd", &format!("{START} ;D1 20 ;D2 400\n"));
+    let out = run_perft(&["suite", file.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = &v["positions"][0]["checks"][1];
+    assert_eq!(check["expected_str"], "400");
+    assert_eq!(check["got_str"], "400");
+    let out = run_perft(&["bench", "--max-depth", "1", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["runs"][0]["positions"][0]["expected_str"], "20");
+}

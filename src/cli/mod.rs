@@ -98,7 +98,7 @@ Exit code 0: no difference within the budget; 1: a difference; 2: error.",
         long_about = "Speaks the protocol of the perftree tool (perftree-cli): called as \
 `perft perftree DEPTH FEN [MOVES]` with MOVES space-separated in one argument, it prints \
 `<move> <count>` lines, one empty line and the total, and nothing else on stdout.",
-        after_help = "Examples:\n  perft perftree 3 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' 'e2e4 e7e5'\n\nWrapper script for perftree-cli (save as perft-perftree.sh, chmod +x):\n  #!/bin/sh\n  exec perft perftree \"$@\""
+        after_help = "Examples:\n  perft perftree 3 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' 'e2e4 e7e5'\n\nWrapper script for perftree-cli (scripts/perftree.sh in the repository; run `perftree scripts/perftree.sh`):\n  #!/bin/sh\n  exec perft perftree \"$@\""
     )]
     Perftree(perftree::PerftreeArgs),
     /// Run as a UCI engine on stdin/stdout (`go perft N` in Stockfish's format; `go depth N` searches).

@@ -141,6 +141,53 @@ impl Header {
     }
 }
 
+/// Fields that hold counts (nodes, table counters) or 64-bit values a
+/// JavaScript reader would round (`zobrist_seed`, `seed`).
+pub const COUNT_FIELDS: [&str; 15] = [
+    "nodes",
+    "expected",
+    "got",
+    "ours",
+    "engine",
+    "total",
+    "probes",
+    "hits",
+    "stores",
+    "replacements",
+    "rejected",
+    "signature",
+    "zobrist_seed",
+    "seed",
+    "hash_bytes",
+];
+
+/// Adds the `X_str` twin (the exact decimal string) of every integer field
+/// named in [`COUNT_FIELDS`], at any depth, where the report has none yet:
+/// every count in every report gets its twin, whichever struct holds it.
+pub fn add_str_twins(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            let missing: Vec<(String, String)> = map
+                .iter()
+                .filter(|(k, v)| {
+                    COUNT_FIELDS.contains(&k.as_str())
+                        && (v.is_u64() || v.is_i64())
+                        && !map.contains_key(&format!("{k}_str"))
+                })
+                .map(|(k, v)| (format!("{k}_str"), v.to_string()))
+                .collect();
+            for v in map.values_mut() {
+                add_str_twins(v);
+            }
+            for (k, v) in missing {
+                map.insert(k, serde_json::Value::String(v));
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(add_str_twins),
+        _ => {}
+    }
+}
+
 /// Formats an integer with thousands separators: `1234567` -> `1,234,567`.
 pub fn thousands(n: u128) -> String {
     let digits = n.to_string();
