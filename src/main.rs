@@ -40,11 +40,29 @@ fn usage_error(e: clap::Error) -> ExitCode {
     }
     let text = e.render().to_string();
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-    let message = lines.next().unwrap_or("error: invalid arguments");
-    let usage = lines
-        .find_map(|l| l.strip_prefix("Usage: "))
-        .map(|u| format!("; usage: {u}"))
-        .unwrap_or_default();
-    eprintln!("{message}{usage} (see --help)");
+    let message = lines
+        .next()
+        .unwrap_or("error: invalid arguments")
+        .to_string();
+    // Keep clap's help in the one line: the valid values and its "did you
+    // mean" tips (`--thread` -> `--threads`).
+    let mut extra = String::new();
+    let mut usage = String::new();
+    for line in lines {
+        if let Some(values) = line.strip_prefix("[possible values: ") {
+            extra.push_str(&format!("; valid values: {}", values.trim_end_matches(']')));
+        } else if let Some(tip) = line.strip_prefix("tip: ") {
+            let similar = tip
+                .strip_prefix("a similar argument exists: ")
+                .or_else(|| tip.strip_prefix("a similar value exists: "));
+            match similar {
+                Some(name) => extra.push_str(&format!("; did you mean {name}?")),
+                None => extra.push_str(&format!("; {tip}")),
+            }
+        } else if let Some(u) = line.strip_prefix("Usage: ") {
+            usage = format!("; usage: {u}");
+        }
+    }
+    eprintln!("{message}{extra}{usage} (see --help)");
     ExitCode::from(perft::error::EXIT_USAGE)
 }

@@ -224,8 +224,8 @@ fn uci_handshake_options_and_chess960() {
 }
 
 /// A `Hash` larger than the machine's memory is an answer on stdout, not the
-/// end of the engine: `go perft` still counts (without the perft table) and
-/// the session goes on. 400 is the published perft(2) of the start position.
+/// end of the engine: the value is refused in one line, `go perft` still
+/// counts (with the previous table) and the session goes on. 400 is the published perft(2) of the start position.
 #[test]
 fn uci_hash_beyond_memory_keeps_the_session_alive() {
     const MIB: u64 = 1 << 20; // the UCI maximum, 1 TiB
@@ -241,16 +241,59 @@ fn uci_hash_beyond_memory_keeps_the_session_alive() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.starts_with("info string error: hash table of 1 TiB requested"),
+        text.starts_with("info string error: Hash: hash table of 1 TiB requested"),
         "{text}"
     );
-    assert!(
-        text.contains("counting without the perft table\n"),
-        "{text}"
-    );
+    assert!(text.contains("; Hash stays 16 MiB\n"), "{text}");
     assert!(
         text.contains("\nNodes searched: 400\n\nreadyok\n"),
         "{text}"
     );
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
+}
+
+/// A GUI's analysis mode, as python-chess's `engine.analysis()` then
+/// `stop()` drive it (scripts/uci_analysis.py does it with python-chess):
+/// `go infinite` answers nothing until `stop`, then `bestmove` at once.
+#[test]
+fn uci_go_infinite_then_stop_answers_bestmove_promptly() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+    let mut child = Command::new(perft_bin())
+        .arg("uci")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    writeln!(input, "uci\nisready").unwrap();
+    while lines.next().unwrap().unwrap() != "readyok" {}
+    writeln!(input, "position startpos moves e2e4\ngo infinite").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    writeln!(input, "isready").unwrap();
+    // `isready` is answered during the search, before any bestmove.
+    loop {
+        let line = lines.next().unwrap().unwrap();
+        assert!(!line.starts_with("bestmove"), "{line}");
+        if line == "readyok" {
+            break;
+        }
+    }
+    let start = Instant::now();
+    writeln!(input, "stop").unwrap();
+    let best = loop {
+        let line = lines.next().unwrap().unwrap();
+        if let Some(mv) = line.strip_prefix("bestmove ") {
+            break mv.to_string();
+        }
+    };
+    let took = start.elapsed();
+    writeln!(input, "quit").unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(took < Duration::from_secs(1), "stop took {took:?}");
+    let after_e4 = perft::Position::startpos()
+        .play_unchecked(perft::Position::startpos().parse_uci("e2e4").unwrap());
+    assert!(after_e4.parse_uci(&best).is_some(), "bestmove {best}");
 }

@@ -220,7 +220,7 @@ fn a_failing_position_prints_the_compare_command_and_fail_fast_stops() {
     let text = stdout(&out);
     let fen = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1";
     let command = format!("perft compare 3 '{fen}' --engine stockfish");
-    assert!(text.contains(&format!("bisect: {command}")), "{text}");
+    assert!(text.contains(&format!("next: {command}")), "{text}");
     assert!(text.contains("1 not run (--fail-fast)"), "{text}");
     assert!(!text.contains("failfast.epd:2"), "{text}");
     // Without --fail-fast the second position runs.

@@ -832,10 +832,10 @@ fn cli_bad_flags_are_one_line_errors_with_exit_code_2() {
     // limits included, is exactly one line on stderr naming the flag, exit
     // code 2, nothing on stdout.
     let cases: [(&[&str], &str); 26] = [
-        (&["--tt", "64XB"], "--tt: bad size '64XB'"),
-        (&["--tt", "5XB"], "--tt: bad size '5XB'"),
-        (&["--tt", "64MB"], "binary units"),
-        (&["--tt", "-1"], "--tt: bad size '-1'"),
+        (&["--tt", "64XB"], "--tt: invalid size '64XB'"),
+        (&["--tt", "5XB"], "--tt: invalid size '5XB'"),
+        (&["--tt", "1B"], "--tt: TT of 1 B is too small"),
+        (&["--tt", "-1"], "--tt: invalid size '-1'"),
         (&["--tt", "0"], "too small"),
         (&["--tt", "1TiB"], "memory"),
         (&["--tt", "99999999999TiB"], "too large"),

@@ -62,20 +62,39 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
             epd::parse_suite(BENCH_EPD, "positions/bench.epd", false)?,
         ),
     };
+    if records.is_empty() {
+        return Err(Error::Usage(format!(
+            "{name}: no positions (the file is empty or has only comments)"
+        )));
+    }
     let mut jobs = Vec::new();
     for r in &records {
-        let (depth, expected) = bench_depth(r, args.max_depth).ok_or_else(|| {
-            Error::Usage(format!(
-                "{name}:{}: no depth within --max-depth {}",
-                r.line,
-                args.max_depth.unwrap_or(0)
-            ))
+        let job = bench_depth(r, args.max_depth).ok_or_else(|| {
+            let why = match args.max_depth {
+                _ if r.depths.is_empty() => format!(
+                    "no perft counts (;D1 20 ;D2 400 ...) on this line: bench times positions \
+                     with published counts{}",
+                    if records.iter().all(|r| r.depths.is_empty()) {
+                        "; this file has none (a mate or test-position file?)"
+                    } else {
+                        ""
+                    }
+                ),
+                Some(m) => format!(
+                    "no count at depth {m} or less (the line lists D{})",
+                    r.depths
+                        .iter()
+                        .map(|(d, _)| d.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" D")
+                ),
+                None => unreachable!("a line with counts has a deepest one"),
+            };
+            Error::Usage(format!("{name}:{}: {why}", r.line))
         })?;
+        let (depth, expected) = job;
         let id = r.id.clone().unwrap_or_else(|| format!("line {}", r.line));
         jobs.push((r, id, depth, expected));
-    }
-    if jobs.is_empty() {
-        return Err(Error::Usage(format!("{name}: no positions")));
     }
     // Raw generator speed unless --hash asks for a table (depth 0: no automatic table).
     let configs = args.engine.configs(0)?;
@@ -100,7 +119,10 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
         let run_start = Instant::now();
         let bar = progress.counter(jobs.len(), "positions", "bench");
         for (record, id, depth, expected) in &jobs {
-            bar.set_message(&format!("bench, {threads} threads: {id} D{depth}"));
+            bar.set_message(&format!(
+                "bench, {}: {id} D{depth}",
+                report::plural(threads as u128, "thread")
+            ));
             let start = Instant::now();
             let control = Control {
                 stop: Some(interrupt.flag()),
@@ -128,8 +150,10 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
             }
             if o.nodes != u128::from(*expected) {
                 mismatches.push(format!(
-                    "{id} D{depth}: expected {expected}, got {} ({threads} threads)",
-                    o.nodes
+                    "{id} D{depth}: expected {}, got {} ({})",
+                    report::thousands(u128::from(*expected)),
+                    report::thousands(o.nodes),
+                    report::plural(threads as u128, "thread")
                 ));
             }
             positions.push(BenchPosition {

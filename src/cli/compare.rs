@@ -59,9 +59,11 @@ pub struct CompareArgs {
 
 /// An engine that shows a spinner on stderr (after a second, on a terminal)
 /// while it is being waited for.
-struct Spinning<'a> {
-    engine: &'a mut dyn DivideEngine,
-    progress: ProgressFactory,
+pub struct Spinning<'a> {
+    /// The engine.
+    pub engine: &'a mut dyn DivideEngine,
+    /// Where spinners come from.
+    pub progress: ProgressFactory,
 }
 
 impl DivideEngine for Spinning<'_> {
@@ -113,13 +115,29 @@ fn resolve_command(command: &str) -> String {
 }
 
 fn start_engine(args: &CompareArgs) -> Result<Box<dyn DivideEngine>, Error> {
-    let timeout = Duration::from_secs_f64(args.engine_timeout);
-    let command = resolve_command(&args.engine);
-    match args.engine_kind {
+    start_engine_with(
+        &args.engine,
+        args.engine_kind,
+        &args.engine_option,
+        args.engine_timeout,
+    )
+}
+
+/// Starts the engine `command` of `kind` with its `--engine-option`s and
+/// `--engine-timeout` (shared by `compare`, `suite --engine` and `fuzz`).
+pub fn start_engine_with(
+    command: &str,
+    kind: EngineKind,
+    engine_options: &[String],
+    engine_timeout: f64,
+) -> Result<Box<dyn DivideEngine>, Error> {
+    let timeout = Duration::from_secs_f64(engine_timeout);
+    let command = resolve_command(command);
+    match kind {
         EngineKind::Uci => {
             let mut engine =
                 UciEngine::start(&command, HANDSHAKE_TIMEOUT.min(timeout)).map_err(engine_error)?;
-            for option in &args.engine_option {
+            for option in engine_options {
                 let (name, value) = option.split_once('=').ok_or_else(|| {
                     Error::Usage(format!("--engine-option '{option}': expected NAME=VALUE"))
                 })?;
@@ -144,7 +162,7 @@ fn start_engine(args: &CompareArgs) -> Result<Box<dyn DivideEngine>, Error> {
             Ok(Box::new(engine))
         }
         EngineKind::Perftree => {
-            if let Some(option) = args.engine_option.first() {
+            if let Some(option) = engine_options.first() {
                 return Err(Error::Usage(format!(
                     "--engine-option '{option}': perftree scripts take no options"
                 )));

@@ -217,6 +217,19 @@ pub fn hash_setting(config: &PerftConfig) -> Option<String> {
 pub fn resolve_root(args: &PositionArgs) -> Result<(Position, Vec<Move>), Error> {
     let text = args.position.join(" ");
     let text = text.trim();
+    // UCI habit: `startpos moves e2e4` or `FEN moves ...` as the position.
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if let Some(at) = words.iter().position(|w| w.eq_ignore_ascii_case("moves")) {
+        let (spec, moves) = (words[..at].join(" "), words[at + 1..].join(" "));
+        let spec = if spec.contains(' ') {
+            shell_quote(&spec)
+        } else {
+            spec
+        };
+        return Err(Error::Usage(format!(
+            "the position '{text}' contains 'moves': moves are given with --moves, e.g. {spec} --moves {moves}"
+        )));
+    }
     let root = if text.is_empty() && !args.position.is_empty() {
         return Err(
             crate::chess::fen::InvalidFen::Syntax(crate::chess::fen::FenError::Empty).into(),

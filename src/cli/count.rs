@@ -161,14 +161,54 @@ fn build_driver(engine: &EngineArgs, depth: u32, with_stats: bool) -> Result<Per
     }
 }
 
+/// Runs estimated to take longer than this get a warning first.
+const LONG_RUN_SECONDS: f64 = 86_400.0;
+
+/// Estimates a count of `depth` plies before it runs: the leaves grow by the
+/// mean branching factor of the last two plies counted at a small depth, and
+/// the time follows from the speed of that small count (serial, times the
+/// threads; the perft table's savings are not counted, so it errs long).
+/// `None` for depths too shallow to matter (below 8).
+pub fn estimate(pos: &Position, depth: u32, threads: usize) -> Option<(f64, f64)> {
+    if depth < 8 {
+        return None;
+    }
+    let n2 = crate::perft::perft(pos, 2) as f64;
+    let n4 = crate::perft::perft(pos, 4) as f64;
+    if n2 == 0.0 || n4 == 0.0 {
+        return None;
+    }
+    // Depth 5 for the speed unless it would take long itself.
+    let k = if n4 * (n4 / n2).sqrt() < 2e8 { 5 } else { 4 };
+    let start = Instant::now();
+    let nk = crate::perft::perft(pos, k) as f64;
+    let seconds = start.elapsed().as_secs_f64().max(1e-6);
+    let growth = (n4 / n2).sqrt();
+    let nodes = nk * growth.powi((depth - k) as i32);
+    let speed = nk / seconds * threads as f64;
+    Some((nodes, nodes / speed))
+}
+
+/// The long-run warning for `depth`, if the estimate exceeds a day.
+fn long_run_warning(pos: &Position, depth: u32, threads: usize) -> Option<Warning> {
+    let (nodes, seconds) = estimate(pos, depth, threads)?;
+    (seconds > LONG_RUN_SECONDS).then_some(Warning::LongRun {
+        depth,
+        nodes,
+        seconds,
+    })
+}
+
 /// Runs `perft count`.
 pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
     let pos = resolve_position(&args.position)?;
     let perft = build_driver(&args.engine, args.depth, args.stats)?;
     let progress = ProgressFactory::new(args.json, quiet);
+    let threads = perft.config().threads;
+    let long = long_run_warning(&pos, args.depth, threads);
+    emit_warnings(long.as_slice(), quiet);
     let outcome = counted(&perft, &pos, args.depth, &progress, args.stats);
     let seconds = outcome.seconds;
-    let threads = perft.config().threads;
     let mut warnings = timing_warnings(threads, None);
     if !outcome.complete {
         warnings.push(Warning::Partial {
@@ -177,6 +217,8 @@ pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
         });
     }
     emit_warnings(&warnings, quiet);
+    // Printed before the run; listed in the report too.
+    warnings.extend(long);
     let report = CountReport {
         header: Header::new("count"),
         fen: pos.to_fen(),
@@ -222,6 +264,8 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
     let pos = resolve_position(&args.position)?;
     let perft = build_driver(&args.engine, args.depth, args.stats)?;
     let progress = ProgressFactory::new(args.json, quiet);
+    let long = long_run_warning(&pos, args.depth, perft.config().threads);
+    emit_warnings(long.as_slice(), quiet);
     let outcome = counted(&perft, &pos, args.depth, &progress, args.stats);
     let seconds = outcome.seconds;
     let chess960 = pos.is_chess960();
@@ -248,6 +292,7 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         });
     }
     emit_warnings(&warnings, quiet);
+    warnings.extend(long);
     let report = DivideReport {
         header: Header::new("divide"),
         fen: pos.to_fen(),

@@ -12,6 +12,7 @@ pub mod bench;
 pub mod compare;
 pub mod config;
 pub mod count;
+pub mod fuzz;
 pub mod merge;
 pub mod output;
 pub mod perftree;
@@ -87,12 +88,23 @@ crashed, timed out, or bad input).",
         after_help = "Examples:\n  perft compare 5 kiwipete --engine stockfish\n  perft compare 4 --moves e2e4 --engine './my_engine --uci'\n  perft compare 3 cpw4 --engine ./perftree_script.sh --engine-kind perftree --json"
     )]
     Compare(compare::CompareArgs),
+    /// Differential testing: random positions biased to hard cases, divided by an engine and by us.
+    #[command(
+        long_about = "Generates seeded random positions biased towards the cases move generators \
+get wrong (en passant with horizontal pins, castling rights and attacked paths, promotions and \
+under-promotions, pins, double checks, Chess960 castling), divides each at --depth with the \
+engine and with this generator, and bisects the first disagreement down to a minimal \
+reproduction (FEN, moves, a perft compare command). Reports positions per second.\n\n\
+Exit code 0: no difference within the budget; 1: a difference; 2: error.",
+        after_help = "Examples:\n  perft fuzz --engine './my_engine' --positions 2000 --depth 3 --seed 1\n  perft fuzz --engine stockfish --chess960 --time 60\n  perft fuzz --engine ./perftree_script.sh --engine-kind perftree --json"
+    )]
+    Fuzz(fuzz::FuzzArgs),
     /// Speak the perftree script protocol (for perftree-cli).
     #[command(
         long_about = "Speaks the protocol of the perftree tool (perftree-cli): called as \
 `perft perftree DEPTH FEN [MOVES]` with MOVES space-separated in one argument, it prints \
 `<move> <count>` lines, one empty line and the total, and nothing else on stdout.",
-        after_help = "Examples:\n  perft perftree 3 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' 'e2e4 e7e5'\n\nWrapper script for perftree-cli (save as perft-perftree.sh, chmod +x):\n  #!/bin/sh\n  exec perft perftree \"$@\""
+        after_help = "Examples:\n  perft perftree 3 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1' 'e2e4 e7e5'\n\nWrapper script for perftree-cli (scripts/perftree.sh in the repository; run `perftree scripts/perftree.sh`):\n  #!/bin/sh\n  exec perft perftree \"$@\""
     )]
     Perftree(perftree::PerftreeArgs),
     /// Run as a UCI engine on stdin/stdout (`go perft N` in Stockfish's format; `go depth N` searches).
@@ -169,6 +181,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Divide(args) => count::run_divide(args, quiet),
         Command::Suite(args) => suite::run_suite(args, quiet),
         Command::Compare(args) => compare::run_compare(args, quiet),
+        Command::Fuzz(args) => fuzz::run_fuzz(args, quiet),
         Command::Perftree(args) => perftree::run_perftree(args),
         Command::Uci(args) => uci::run_uci(args),
         Command::Bench(args) => bench::run_bench(args, quiet),

@@ -20,7 +20,15 @@ pub fn write_out(text: &str) -> Result<(), Error> {
 
 /// Writes `value` as pretty JSON plus a final newline to stdout.
 pub fn write_json<T: Serialize>(value: &T) -> Result<(), Error> {
-    let mut text = serde_json::to_string_pretty(value)?;
+    // Every count gets its `_str` twin; a count beyond 64 bits (which JSON
+    // values cannot hold) keeps the twins the report itself carries.
+    let mut text = match serde_json::to_value(value) {
+        Ok(mut v) => {
+            crate::report::add_str_twins(&mut v);
+            serde_json::to_string_pretty(&v)?
+        }
+        Err(_) => serde_json::to_string_pretty(value)?,
+    };
     text.push('\n');
     write_out(&text)
 }

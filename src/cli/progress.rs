@@ -43,14 +43,29 @@ impl ProgressFactory {
     /// A bar counting `total` things called `unit`, labelled `label`.
     pub fn counter(&self, total: usize, unit: &str, label: &str) -> Progress {
         let bar = if plain_terminal_requested() {
-            "{bar:30}"
+            "{bar:15}"
         } else {
-            "{bar:30.cyan/blue}"
+            "{bar:15.cyan/blue}"
         };
-        let template =
-            format!("{{msg}} [{bar}] {{pos}}/{{len}} {unit}, {{elapsed}} elapsed, ETA {{eta}}");
+        // The label is `wide_msg`, cut to what the terminal width leaves:
+        // a bar that wrapped onto a second line could not be cleared whole
+        // (after Ctrl-C or at the end) and left a stale line behind.
+        let template = format!(
+            "{{wide_msg}} [{bar}] {{pos}}/{{len}} {unit}, {{elapsed}}, ETA {{eta_or_wait}}"
+        );
         let style = ProgressStyle::with_template(&template)
             .expect("valid template")
+            .with_key(
+                "eta_or_wait",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    // No ETA until something has finished: "0s" would be a lie.
+                    let _ = if state.pos() == 0 {
+                        write!(w, "estimating")
+                    } else {
+                        write!(w, "{:#}", indicatif::HumanDuration(state.eta()))
+                    };
+                },
+            )
             .progress_chars("=> ");
         self.start(ProgressBar::new(total as u64).with_style(style), label)
     }
@@ -163,7 +178,14 @@ impl Interrupt {
                     handler_flag.store(true, Ordering::SeqCst);
                 }
                 Some(at) if at.elapsed() >= Duration::from_millis(500) => {
-                    eprintln!("interrupted again: exiting now");
+                    // Clear a progress bar's line first: the process ends
+                    // without dropping it.
+                    let clear = if std::io::stderr().is_terminal() {
+                        "\r\x1b[2K"
+                    } else {
+                        ""
+                    };
+                    eprintln!("{clear}interrupted again: exiting now");
                     std::process::exit(i32::from(crate::error::EXIT_INTERRUPTED));
                 }
                 Some(_) => {}

@@ -133,66 +133,39 @@ where
     }
 }
 
-/// Parses a size: a whole number and an optional unit `B`, `KiB`, `MiB`,
-/// `GiB`, `TiB` (case-insensitive; a bare number means MiB, as UCI's `Hash`).
+/// Parses a size in the program's one size grammar
+/// ([`crate::perft::hash::parse_size`]: `64MiB`, `1GiB`, `1GB`, a bare
+/// number of MiB) into bytes that fit this machine's address space.
 pub fn parse_size(text: &str) -> Result<usize, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, unit) = t.split_at(split);
-    let bad = || {
-        format!(
-            "bad size '{text}': expected a whole number with unit B, KiB, MiB or GiB (e.g. 64MiB, 1GiB)"
-        )
-    };
-    if digits.is_empty() {
-        return Err(bad());
-    }
-    let shift = match unit.trim().to_ascii_lowercase().as_str() {
-        "b" => 0,
-        "kib" | "k" => 10,
-        "" | "mib" | "m" => 20,
-        "gib" | "g" => 30,
-        "tib" | "t" => 40,
-        "kb" | "mb" | "gb" | "tb" => {
-            return Err(format!(
-                "bad size '{text}': write binary units (KiB, MiB, GiB); decimal {} is ambiguous here",
-                unit.trim()
-            ));
-        }
-        _ => return Err(bad()),
-    };
-    let n: u64 = digits.parse().map_err(|_| bad())?;
-    n.checked_mul(1u64 << shift)
-        .and_then(|b| usize::try_from(b).ok())
-        .ok_or_else(|| format!("size '{text}' is too large for this machine's address space"))
-}
-
-/// Physical memory in bytes (Linux `/proc/meminfo`), if known.
-fn physical_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    let bytes = crate::perft::hash::parse_size(text)?;
+    usize::try_from(bytes)
+        .map_err(|_| format!("size '{text}' is too large for this machine's address space"))
 }
 
 /// Builds the TT for `--tt SIZE`: a clear error for a bad size, one larger
 /// than the machine's memory, or a failed allocation.
 fn build_tt(text: &str) -> Result<Tt, Error> {
     let bytes = parse_size(text).map_err(|e| Error::Usage(format!("--tt: {e}")))?;
+    tt_of(bytes).map_err(|e| Error::Usage(format!("--tt: {e}")))
+}
+
+/// A search TT of `bytes`, with the same "too large" figure as the perft
+/// table (memory available now): one readable line on failure.
+pub fn tt_of(bytes: usize) -> Result<Tt, String> {
+    use crate::perft::hash::{check_available, human_bytes};
     if bytes < 1024 {
-        return Err(Error::Usage(format!(
-            "--tt: {text} is too small (at least 1KiB)"
-        )));
+        return Err(format!(
+            "TT of {} is too small (at least 1 KiB)",
+            human_bytes(bytes as u128)
+        ));
     }
-    if let Some(total) = physical_memory()
-        && bytes as u64 > total
-    {
-        return Err(Error::Usage(format!(
-            "--tt: {text} is more than this machine's memory ({:.1} GiB)",
-            total as f64 / f64::from(1u32 << 30)
-        )));
-    }
-    Tt::new(bytes).map_err(|e| Error::Usage(format!("--tt: {e}")))
+    check_available(bytes as u128).map_err(|available| {
+        format!(
+            "TT of {} requested, but only {available} of memory is available",
+            human_bytes(bytes as u128)
+        )
+    })?;
+    Tt::new(bytes).map_err(|e| e.to_string())
 }
 
 /// TT counters in the report.
@@ -440,11 +413,12 @@ mod tests {
         assert_eq!(parse_size("512kib"), Ok(512 << 10));
         assert_eq!(parse_size("4096B"), Ok(4096));
         assert_eq!(parse_size("16"), Ok(16 << 20));
-        assert!(parse_size("64MB").unwrap_err().contains("binary units"));
-        assert!(parse_size("MiB").unwrap_err().contains("bad size"));
-        assert!(parse_size("-1MiB").unwrap_err().contains("bad size"));
-        assert!(parse_size("1.5GiB").unwrap_err().contains("bad size"));
-        assert!(parse_size("64XB").unwrap_err().contains("bad size"));
+        // The same grammar as --hash: MB is decimal, a fraction rounds down.
+        assert_eq!(parse_size("64MB"), Ok(64_000_000));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert!(parse_size("MiB").unwrap_err().contains("invalid size"));
+        assert!(parse_size("-1MiB").unwrap_err().contains("invalid size"));
+        assert!(parse_size("64XB").unwrap_err().contains("unknown unit"));
         assert!(parse_size("99999999999999999999").is_err());
         assert!(parse_size("16777216TiB").unwrap_err().contains("too large"));
     }

@@ -5,12 +5,15 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
+use super::compare::{EngineKind, Spinning, start_engine_with};
 use super::config::{EngineArgs, parse_seconds, shell_quote};
 use super::output::{Style, emit_warnings, timing_warnings, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory, StopReason, with_stop};
 use crate::error::{EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, Error};
 use crate::perft::Control;
 use crate::report::{Header, PositionStatus, SuitePosition, SuiteReport, SuiteSummary};
+use crate::validate::bisect::{self as bisection_mod, BisectError};
+use crate::validate::engine::EngineError;
 use crate::validate::suite::{self as epd, EpdRecord, SuiteLimits};
 
 /// `perft suite` arguments.
@@ -43,8 +46,23 @@ pub struct SuiteArgs {
     /// Check the published leaf statistics too (`;D4cap 757163 ;D4ep 1929
     /// ...`). Depths with figures are counted without the perft table;
     /// without this flag the figures are read but not checked.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "engine_cmd")]
     pub stats: bool,
+    /// Check an external engine instead of this generator: its divide
+    /// totals are compared with the EPD counts, and each failing line is
+    /// bisected against this generator down to the first differing
+    /// position and moves.
+    #[arg(long = "engine", id = "engine_cmd", value_name = "COMMAND")]
+    pub engine_cmd: Option<String>,
+    /// How to talk to the engine (with --engine).
+    #[arg(long, value_enum, default_value_t = EngineKind::Uci, requires = "engine_cmd")]
+    pub engine_kind: EngineKind,
+    /// UCI option for the engine, NAME=VALUE (repeatable; with --engine).
+    #[arg(long, value_name = "NAME=VALUE", requires = "engine_cmd")]
+    pub engine_option: Vec<String>,
+    /// Give up on the engine when one answer takes longer than SECONDS.
+    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
+    pub engine_timeout: f64,
     /// Threads and hash.
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -61,8 +79,8 @@ fn matches(filter: &str, file: &str, record: &EpdRecord) -> bool {
         || format!("{file}:{}", record.line).ends_with(filter)
 }
 
-/// The `perft compare` command that bisects a failed position against
-/// Stockfish.
+/// The next step after a failed position: the `perft compare` command that
+/// bisects it against Stockfish, and what its answer means.
 fn bisect_command(record: &EpdRecord, depth: u32, chess960_flag: bool) -> String {
     format!(
         "perft compare {depth} {} --engine stockfish{}",
@@ -109,6 +127,47 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
             )));
         }
     }
+    // A run that can check nothing is an input error, not a PASS.
+    if selected.is_empty() {
+        return Err(Error::Usage(format!(
+            "no positions in {} (empty, or only comments and blank lines): nothing to check",
+            args.files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let within = |&(d, n): &(u32, u64)| {
+        limits.max_depth.is_none_or(|m| d <= m) && limits.max_nodes.is_none_or(|m| n <= m)
+    };
+    if !selected.iter().any(|(_, r)| r.depths.iter().any(within)) {
+        let with_counts = selected
+            .iter()
+            .filter(|(_, r)| !r.depths.is_empty())
+            .count();
+        let why = if with_counts == 0 {
+            "none of its lines has perft counts (;D1 20 ;D2 400 ...)".to_string()
+        } else {
+            format!(
+                "every count is beyond the limits ({})",
+                [
+                    limits.max_depth.map(|d| format!("--max-depth {d}")),
+                    limits
+                        .max_nodes
+                        .map(|n| format!("--max-nodes {}", crate::report::thousands(n.into()))),
+                ]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(", ")
+            )
+        };
+        return Err(Error::Usage(format!(
+            "nothing to check in {} selected: {why}",
+            crate::report::plural(selected.len() as u128, "position")
+        )));
+    }
     // The automatic perft table follows the deepest count that will run.
     let deepest = selected
         .iter()
@@ -119,8 +178,19 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
         .map(|&(d, _)| d)
         .max()
         .unwrap_or(0);
+    // With --engine the bisections divide one level at a time: no table needed
+    // beyond what the flags ask for.
     let perft = args.engine.build(deepest)?;
     let threads = perft.config().threads;
+    let mut engine = match &args.engine_cmd {
+        Some(cmd) => Some(start_engine_with(
+            cmd,
+            args.engine_kind,
+            &args.engine_option,
+            args.engine_timeout,
+        )?),
+        None => None,
+    };
     let warnings = timing_warnings(threads, None);
     emit_warnings(&warnings, quiet);
     let interrupt = Interrupt::install();
@@ -134,8 +204,24 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
     let bar = progress.counter(selected.len(), "positions", "suite");
     for (i, &(file, record)) in selected.iter().enumerate() {
         bar.set_message(&format!("{file}:{}", record.line));
+        let mut engine_error: Option<EngineError> = None;
         let (outcome, reason) = with_stop(&interrupt, timeout, |stop| {
             epd::check_record(file, record, &limits, |p, d, with_stats| {
+                if let Some(engine) = engine.as_deref_mut() {
+                    // The engine's total for the line's position (`--stats`
+                    // conflicts with `--engine`: a divide has no breakdown).
+                    let _spinner = progress.spinner(&format!("engine: perft {d}"));
+                    let reply = engine
+                        .set_chess960(p.is_chess960())
+                        .and_then(|_| engine.divide(&p.to_fen(), &[], d));
+                    return match reply {
+                        Ok(r) => Some((r.total, None)),
+                        Err(e) => {
+                            engine_error = Some(e);
+                            None
+                        }
+                    };
+                }
                 let control = Control {
                     stop: Some(stop),
                     on_root_move: None,
@@ -150,6 +236,13 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
                     .then(|| (u64::try_from(o.nodes).unwrap_or(u64::MAX), None))
             })
         });
+        if let Some(e) = engine_error {
+            // An engine killed by the same Ctrl-C is an interruption.
+            if !interrupt.is_set() {
+                drop(bar);
+                return Err(Error::Engine(e));
+            }
+        }
         let status = if outcome.stopped_at_depth.is_some() {
             match reason {
                 Some(StopReason::Timeout) => PositionStatus::Timeout,
@@ -157,6 +250,8 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
             }
         } else if !outcome.passed() {
             PositionStatus::Fail
+        } else if record.depths.is_empty() {
+            PositionStatus::NoCounts
         } else if outcome.checks.is_empty() {
             PositionStatus::Skipped
         } else {
@@ -186,10 +281,58 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
             .iter()
             .map(|c| u128::from(c.got))
             .sum::<u128>();
+        // With --engine: bisect the failing depth against this generator.
+        let bisection = match (&mut engine, status) {
+            (Some(engine), PositionStatus::Fail) => {
+                let depth = outcome
+                    .checks
+                    .iter()
+                    .find(|c| !c.pass)
+                    .map_or(1, |c| c.depth);
+                let mut spinning = Spinning {
+                    engine: engine.as_mut(),
+                    progress,
+                };
+                let result = bar.suspend(|| {
+                    bisection_mod::bisect(
+                        &mut spinning,
+                        &record.position,
+                        &[],
+                        depth,
+                        &mut |pos, d| {
+                            if interrupt.is_set() {
+                                return None;
+                            }
+                            let o = perft.divide(
+                                pos,
+                                d,
+                                Control {
+                                    stop: Some(interrupt.flag()),
+                                    on_root_move: None,
+                                },
+                            );
+                            o.complete.then_some(o.moves)
+                        },
+                        &mut |_| {},
+                    )
+                });
+                match result {
+                    Ok(b) => Some(b),
+                    Err(BisectError::Interrupted) => None,
+                    Err(BisectError::Engine(_)) if interrupt.is_set() => None,
+                    Err(BisectError::Engine(e)) => {
+                        drop(bar);
+                        return Err(Error::Engine(e));
+                    }
+                }
+            }
+            _ => None,
+        };
         let entry = SuitePosition {
             outcome,
             status,
-            bisect,
+            bisect: if engine.is_some() { None } else { bisect },
+            bisection,
         };
         bar.inc();
         if !args.json {
@@ -210,6 +353,7 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
     summary.nodes_str = summary.nodes.to_string();
     let report = SuiteReport {
         header: Header::new("suite"),
+        engine: args.engine_cmd.clone(),
         files: suites.iter().map(|(f, _)| f.clone()).collect(),
         filters: args.filter.clone(),
         max_depth: limits.max_depth,
@@ -232,6 +376,9 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
         EXIT_INTERRUPTED
     } else if report.summary.counts_failed > 0 {
         EXIT_MISMATCH
+    } else if report.summary.counts_checked == 0 {
+        // Every count timed out: nothing was verified.
+        crate::error::EXIT_USAGE
     } else {
         EXIT_OK
     })

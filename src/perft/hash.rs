@@ -101,6 +101,14 @@ pub enum HashError {
         /// Available memory, human readable.
         available: String,
     },
+    /// Smaller than one bucket: no table could hold a single entry.
+    #[error(
+        "hash table of {requested} is too small: the smallest table is one {BUCKET_BYTES}-byte bucket (use --no-hash for none)"
+    )]
+    TooSmall {
+        /// Requested size, human readable.
+        requested: String,
+    },
     /// The allocator refused.
     #[error("cannot allocate a hash table of {requested}: {reason}")]
     Allocation {
@@ -129,7 +137,9 @@ pub fn human_bytes(bytes: u128) -> String {
 
 /// Parses a size with a unit: `512MiB`, `2GiB`, `64KiB`, `1TiB`, `4096B`;
 /// `K`/`M`/`G`/`T` are binary too, `KB`/`MB`/`GB`/`TB` decimal; a bare number
-/// is MiB (as UCI's `Hash` option). Returns bytes.
+/// is MiB (as UCI's `Hash` option); case does not matter; a fraction
+/// (`1.5GiB`) is rounded down to whole bytes. Returns bytes. This is the one
+/// size grammar of the program: `--hash`, `--tt` and UCI `Hash` all use it.
 pub fn parse_size(text: &str) -> Result<u128, String> {
     let t = text.trim();
     let split = t
@@ -137,6 +147,11 @@ pub fn parse_size(text: &str) -> Result<u128, String> {
         .unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
     let unit = unit.trim();
+    if number.is_empty() {
+        return Err(format!(
+            "invalid size '{text}': expected a number with a unit, e.g. 512MiB"
+        ));
+    }
     let multiplier: u128 = match unit.to_ascii_lowercase().as_str() {
         "" | "m" | "mib" => 1 << 20,
         "b" => 1,
@@ -153,11 +168,6 @@ pub fn parse_size(text: &str) -> Result<u128, String> {
             ));
         }
     };
-    if number.is_empty() {
-        return Err(format!(
-            "invalid size '{text}': expected a number with a unit, e.g. 512MiB"
-        ));
-    }
     let value: f64 = number
         .parse()
         .map_err(|_| format!("invalid size '{text}': '{number}' is not a number"))?;
@@ -166,6 +176,16 @@ pub fn parse_size(text: &str) -> Result<u128, String> {
         return Err(format!("invalid size '{text}': too large"));
     }
     Ok(bytes as u128)
+}
+
+/// `Err(available memory, human readable)` when `bytes` is more than the
+/// memory available to new allocations ([`available_memory`]). Every "too
+/// large" message (perft table, search TT, UCI `Hash`) uses this one figure.
+pub fn check_available(bytes: u128) -> Result<(), String> {
+    match available_memory() {
+        Some(available) if bytes > available => Err(human_bytes(available)),
+        _ => Ok(()),
+    }
 }
 
 /// Memory available to new allocations, from `/proc/meminfo` (`MemAvailable`),
@@ -271,14 +291,17 @@ impl PerftTable {
     /// buckets; 0 gives a table that stores nothing). Fails cleanly if the
     /// machine does not have the memory or the allocator refuses.
     pub fn new(bytes: u128, sync: HashSync) -> Result<PerftTable, HashError> {
-        if let Some(available) = available_memory()
-            && bytes > available
-        {
-            return Err(HashError::TooLarge {
+        // 0 is an empty table (every store rejected); 1 to 63 bytes is a
+        // mistake (`--hash 1B`), not a table.
+        if bytes > 0 && bytes < BUCKET_BYTES as u128 {
+            return Err(HashError::TooSmall {
                 requested: human_bytes(bytes),
-                available: human_bytes(available),
             });
         }
+        check_available(bytes).map_err(|available| HashError::TooLarge {
+            requested: human_bytes(bytes),
+            available,
+        })?;
         let buckets =
             usize::try_from(bytes / BUCKET_BYTES as u128).map_err(|_| HashError::TooLarge {
                 requested: human_bytes(bytes),
@@ -548,6 +571,12 @@ mod tests {
             let empty = PerftTable::new(0, mode).unwrap();
             assert_eq!(empty.store(12345, 2, 7), StoreOutcome::Rejected);
             assert_eq!(empty.probe(12345, 2), None);
+            for small in [1, 63] {
+                assert!(matches!(
+                    PerftTable::new(small, mode),
+                    Err(HashError::TooSmall { .. })
+                ));
+            }
             let odd = PerftTable::new(64 * 3 + 17, mode).unwrap();
             assert_eq!(odd.buckets(), 3);
             for k in 0..1000u64 {

@@ -16,6 +16,7 @@ use crate::perft::{LeafStats, StatField};
 
 mod bench;
 mod compare;
+mod fuzz;
 mod suite;
 mod units;
 
@@ -23,6 +24,7 @@ pub mod style;
 
 pub use bench::{BenchPosition, BenchReport, BenchRun};
 pub use compare::CompareReport;
+pub use fuzz::{FuzzFailure, FuzzReport};
 pub use suite::{PositionStatus, SuitePosition, SuiteReport, SuiteSummary};
 pub use units::{MergeReport, UnitStatusEntry, VerifyReport};
 
@@ -153,6 +155,53 @@ impl Header {
     }
 }
 
+/// Fields that hold counts (nodes, table counters) or 64-bit values a
+/// JavaScript reader would round (`zobrist_seed`, `seed`).
+pub const COUNT_FIELDS: [&str; 15] = [
+    "nodes",
+    "expected",
+    "got",
+    "ours",
+    "engine",
+    "total",
+    "probes",
+    "hits",
+    "stores",
+    "replacements",
+    "rejected",
+    "signature",
+    "zobrist_seed",
+    "seed",
+    "hash_bytes",
+];
+
+/// Adds the `X_str` twin (the exact decimal string) of every integer field
+/// named in [`COUNT_FIELDS`], at any depth, where the report has none yet:
+/// every count in every report gets its twin, whichever struct holds it.
+pub fn add_str_twins(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            let missing: Vec<(String, String)> = map
+                .iter()
+                .filter(|(k, v)| {
+                    COUNT_FIELDS.contains(&k.as_str())
+                        && (v.is_u64() || v.is_i64())
+                        && !map.contains_key(&format!("{k}_str"))
+                })
+                .map(|(k, v)| (format!("{k}_str"), v.to_string()))
+                .collect();
+            for v in map.values_mut() {
+                add_str_twins(v);
+            }
+            for (k, v) in missing {
+                map.insert(k, serde_json::Value::String(v));
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(add_str_twins),
+        _ => {}
+    }
+}
+
 /// Formats an integer with thousands separators: `1234567` -> `1,234,567`.
 pub fn thousands(n: u128) -> String {
     let digits = n.to_string();
@@ -164,6 +213,27 @@ pub fn thousands(n: u128) -> String {
         out.push(c);
     }
     out
+}
+
+/// `n` and `noun`, with `s` unless `n` is 1, thousands grouped: `1 thread`,
+/// `2 threads`, `1,024 positions`.
+pub fn plural(n: u128, noun: &str) -> String {
+    format!("{} {noun}{}", thousands(n), if n == 1 { "" } else { "s" })
+}
+
+/// A long duration in the largest fitting unit: `3.2 days`, `41 years`.
+pub fn long_duration(seconds: f64) -> String {
+    const DAY: f64 = 86_400.0;
+    const YEAR: f64 = 365.25 * DAY;
+    if seconds >= YEAR {
+        format!("{:.1e} years", seconds / YEAR).replace("e0 ", " ")
+    } else if seconds >= DAY {
+        format!("{:.1} days", seconds / DAY)
+    } else if seconds >= 3600.0 {
+        format!("{:.1} hours", seconds / 3600.0)
+    } else {
+        format!("{seconds:.0} s")
+    }
 }
 
 /// Nodes per second, 0 when no time was measured.
@@ -200,6 +270,15 @@ pub enum Warning {
         /// Logical CPUs available.
         cpus: usize,
     },
+    /// The estimated run time exceeds a day.
+    LongRun {
+        /// Depth asked.
+        depth: u32,
+        /// Estimated leaves.
+        nodes: f64,
+        /// Estimated seconds (without the perft table's savings).
+        seconds: f64,
+    },
     /// The run was stopped before it finished; counts are lower bounds.
     Partial {
         /// Root moves finished.
@@ -222,11 +301,23 @@ impl std::fmt::Display for Warning {
             ),
             Warning::ThreadsAboveCpus { threads, cpus } => write!(
                 f,
-                "{threads} threads on {cpus} logical CPUs: threads will share cores and speeds will not scale"
+                "{} on {}: threads will share cores and speeds will not scale",
+                plural(*threads as u128, "thread"),
+                plural(*cpus as u128, "logical CPU")
             ),
             Warning::BusyMachine { busy_cpus, cpus } => write!(
                 f,
                 "other work kept {busy_cpus:.1} of {cpus} logical CPUs busy just before the run: speeds are low and may not scale"
+            ),
+            Warning::LongRun {
+                depth,
+                nodes,
+                seconds,
+            } => write!(
+                f,
+                "depth {depth} is at least about {nodes:.1e} leaves here: {} or more at this machine's speed \
+                 (a perft table may shorten it); Ctrl-C stops with a partial result",
+                long_duration(*seconds)
             ),
             Warning::Partial { done, total } => write!(
                 f,
@@ -244,6 +335,7 @@ impl Warning {
             Warning::ShortRun { .. } => "short_run",
             Warning::ThreadsAboveCpus { .. } => "threads_above_cpus",
             Warning::BusyMachine { .. } => "busy_machine",
+            Warning::LongRun { .. } => "long_run",
             Warning::Partial { .. } => "partial",
         }
     }
@@ -313,11 +405,7 @@ impl EngineInfo {
 
     /// What the speed figure means, for text output.
     pub fn speed_note(&self) -> String {
-        let threads = if self.threads == 1 {
-            "1 thread".to_string()
-        } else {
-            format!("{} threads", self.threads)
-        };
+        let threads = plural(self.threads as u128, "thread");
         let how = format!(
             "{} counter, {} path",
             if self.counter == "plain" {
@@ -623,7 +711,7 @@ impl DivideReport {
                 "\nPARTIAL: interrupted after {} of {} root moves ({} nodes counted)\n",
                 self.moves.len(),
                 self.root_moves,
-                self.nodes
+                thousands(self.nodes)
             ));
         }
         s

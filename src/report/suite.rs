@@ -3,7 +3,8 @@
 use serde::Serialize;
 
 use super::style::Style;
-use super::{Header, Warning, thousands};
+use super::{Header, Warning, plural, thousands};
+use crate::validate::bisect::{Bisection, Verdict};
 use crate::validate::suite::PositionOutcome;
 
 /// Status of one suite position.
@@ -16,6 +17,8 @@ pub enum PositionStatus {
     Fail,
     /// Nothing within the limits.
     Skipped,
+    /// The line has no `;Dn` perft counts.
+    NoCounts,
     /// `--timeout` elapsed before every depth was checked.
     Timeout,
     /// Ctrl-C before every depth was checked.
@@ -30,9 +33,14 @@ pub struct SuitePosition {
     pub outcome: PositionOutcome,
     /// The verdict.
     pub status: PositionStatus,
-    /// For a failure: the `perft compare` command that bisects it against
-    /// Stockfish, to find the first wrong position.
+    /// For a failure: the next step, a `perft compare` command that bisects
+    /// it against Stockfish (useful when the EPD count is right; when
+    /// Stockfish agrees with us, the EPD count is wrong).
     pub bisect: Option<String>,
+    /// With `--engine`, for a failure: the bisection of the engine against
+    /// this generator at the failing depth (path, FEN, missing, extra, the
+    /// levels with their differing counts).
+    pub bisection: Option<Bisection>,
 }
 
 impl SuitePosition {
@@ -51,11 +59,7 @@ impl SuitePosition {
             let list: Vec<String> = o.skipped.iter().map(|d| format!("D{d}")).collect();
             format!("  (skipped {})", list.join(" "))
         };
-        let depths = match (o.checks.first(), o.checks.last()) {
-            (Some(a), Some(b)) if a.depth != b.depth => format!("D{}-{}", a.depth, b.depth),
-            (Some(a), _) => format!("D{}", a.depth),
-            _ => String::new(),
-        };
+        let depths = depth_list(&o.checks.iter().map(|c| c.depth).collect::<Vec<_>>());
         match self.status {
             PositionStatus::Fail => {
                 let bad = o.checks.iter().find(|c| !c.pass).expect("a failed check");
@@ -81,13 +85,22 @@ impl SuitePosition {
                         .collect::<Vec<_>>()
                         .join(";  ")
                 };
-                format!(
-                    "{}  {place}  D{}  {what}  {time:.2} s{id}\n      {}\n      bisect: {}\n",
+                let mut s = format!(
+                    "{}  {place}  D{}  {what}  {time:.2} s{id}\n      {}\n",
                     style.bad("FAIL"),
                     bad.depth,
                     o.fen,
-                    self.bisect.as_deref().unwrap_or("")
-                )
+                );
+                if let Some(cmd) = &self.bisect {
+                    s.push_str(&format!(
+                        "      next: {cmd}\n      (finds the first wrong move if the EPD count is \
+                         right; if Stockfish agrees with this generator, the EPD count is wrong)\n"
+                    ));
+                }
+                if let Some(b) = &self.bisection {
+                    s.push_str(&bisection_text(b));
+                }
+                s
             }
             PositionStatus::Pass => {
                 let figures: usize = o.checks.iter().map(|c| c.stats.len()).sum();
@@ -104,6 +117,9 @@ impl SuitePosition {
             }
             PositionStatus::Skipped => {
                 format!("skip  {place}  nothing within the limits{id}{skipped}\n")
+            }
+            PositionStatus::NoCounts => {
+                format!("skip  {place}  no perft counts (;D1 20 ;D2 400 ...) on this line{id}\n")
             }
             PositionStatus::Timeout | PositionStatus::Interrupted => {
                 let word = if self.status == PositionStatus::Timeout {
@@ -129,6 +145,59 @@ impl SuitePosition {
             }
         }
     }
+}
+
+/// The indented lines of a bisection under a failed suite line.
+fn bisection_text(b: &Bisection) -> String {
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "(none)".to_string()
+        } else {
+            v.join(" ")
+        }
+    };
+    let path = if b.path.is_empty() {
+        "(the position itself)".to_string()
+    } else {
+        b.path.join(" ")
+    };
+    match b.verdict {
+        Verdict::Agree => "      bisect: the engine agrees with this generator at that depth: \
+             the EPD count looks wrong\n"
+            .to_string(),
+        Verdict::MovesDiffer => format!(
+            "      bisect: the move lists differ after {path}\n      fen     {}\n      \
+             missing {}\n      extra   {}\n",
+            b.fen,
+            list(&b.missing),
+            list(&b.extra)
+        ),
+        Verdict::Inconsistent => format!(
+            "      bisect: the engine's counts are inconsistent after {path}: {}\n      fen     {}\n",
+            b.note.as_deref().unwrap_or(""),
+            b.fen
+        ),
+    }
+}
+
+/// Depths as text: a run of consecutive depths as a range (`D1-5`), others
+/// listed (`D1 D3`, `D1-3 D5`).
+pub fn depth_list(depths: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < depths.len() {
+        let mut j = i;
+        while j + 1 < depths.len() && depths[j + 1] == depths[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("D{}-{}", depths[i], depths[j])
+        } else {
+            format!("D{}", depths[i])
+        });
+        i = j + 1;
+    }
+    parts.join(" ")
 }
 
 /// Totals of a suite run.
@@ -168,6 +237,8 @@ pub struct SuiteReport {
     /// Common header.
     #[serde(flatten)]
     pub header: Header,
+    /// The engine checked (`--engine`), or `null` when this generator was.
+    pub engine: Option<String>,
     /// Files run.
     pub files: Vec<String>,
     /// `--filter` values (a position runs if any matches); empty = all.
@@ -203,13 +274,13 @@ impl SuiteReport {
         if s.positions_timed_out > 0 {
             extra.push_str(&format!(
                 "; {} stopped by --timeout (not verified)",
-                s.positions_timed_out
+                thousands(s.positions_timed_out as u128)
             ));
         }
         if s.positions_not_run > 0 {
             extra.push_str(&format!(
                 "; {} not run ({})",
-                s.positions_not_run,
+                thousands(s.positions_not_run as u128),
                 if self.complete {
                     "--fail-fast"
                 } else {
@@ -233,16 +304,18 @@ impl SuiteReport {
             style.note("INTERRUPTED (partial results)")
         } else if s.counts_failed > 0 {
             style.bad("FAIL")
+        } else if s.counts_checked == 0 {
+            style.bad("NOTHING VERIFIED: no count was checked (every one skipped by the limits, timed out, or absent)")
         } else {
             style.good("PASS")
         };
         format!(
-            "\n{} positions checked, {} failed; {} counts checked, {} failed, {} skipped (limits: {}){extra}; {} nodes in {:.2} s\n{verdict}\n",
-            s.positions_checked,
-            s.positions_failed,
-            s.counts_checked,
-            s.counts_failed,
-            s.counts_skipped,
+            "\n{} checked, {} failed; {} checked, {} failed, {} skipped (limits: {}){extra}; {} nodes in {:.2} s\n{verdict}\n",
+            plural(s.positions_checked as u128, "position"),
+            thousands(s.positions_failed as u128),
+            plural(s.counts_checked as u128, "count"),
+            thousands(s.counts_failed as u128),
+            thousands(s.counts_skipped as u128),
             self.describe_limits(),
             thousands(s.nodes),
             s.seconds,
@@ -264,5 +337,19 @@ impl SuiteReport {
         let mut out: String = self.positions.iter().map(|p| p.to_text(style)).collect();
         out.push_str(&self.summary_text(style));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::depth_list;
+
+    #[test]
+    fn only_consecutive_depths_make_a_range() {
+        assert_eq!(depth_list(&[1, 3]), "D1 D3");
+        assert_eq!(depth_list(&[1, 2, 3]), "D1-3");
+        assert_eq!(depth_list(&[1, 2, 3, 5]), "D1-3 D5");
+        assert_eq!(depth_list(&[4]), "D4");
+        assert_eq!(depth_list(&[]), "");
     }
 }

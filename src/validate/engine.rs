@@ -71,8 +71,11 @@ pub enum EngineError {
 pub struct EngineDivide {
     /// `(uci move, count)` in the engine's order.
     pub moves: Vec<(String, u64)>,
-    /// The total the engine printed.
+    /// The total the engine printed, or the sum of its move lines when it
+    /// printed none (`total_printed` false).
     pub total: u64,
+    /// True when the engine printed a total line.
+    pub total_printed: bool,
 }
 
 /// Splits a command line into words, honouring single and double quotes and
@@ -131,18 +134,173 @@ pub fn parse_option_name(line: &str) -> Option<String> {
     Some(name.trim().to_string()).filter(|n| !n.is_empty())
 }
 
-/// Parses a `move: count` line (Stockfish's divide format).
+/// What one line of an engine's divide output is, under the grammar of
+/// [`classify_divide_line`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DivideLine {
+    /// A move and its count (`e2e4: 20`, `e2e4 20`, `e2e4 - 20`,
+    /// `e7e8Q: 1 (3 ms)`); the move is lower-cased.
+    Move(String, u64),
+    /// A total (`Nodes searched: N`, `Total nodes: N`, `Total: N`,
+    /// `Nodes: N`, or, for perftree scripts, a bare number).
+    Total(u64),
+    /// An empty line.
+    Blank,
+    /// Anything else: banners, `info` lines, timings. Ignored.
+    Chatter,
+    /// A line that starts like a move line or a total but cannot be read
+    /// (`e2e4: twenty`, `e7e8=Q: 1`, `Nodes searched: lots`): the reader
+    /// stops with a protocol error quoting it rather than guess.
+    Unreadable,
+}
+
+/// Total labels accepted before `:` (case-insensitive), longest first.
+const TOTAL_LABELS: [&str; 4] = ["nodes searched", "total nodes", "total", "nodes"];
+
+/// Reads a count at the start of `text`: ASCII digits ending the text or
+/// followed by whitespace or `(` (then anything: a timing, a unit). `None`
+/// when there is no such count (`1,234`, `12k`, `-1`).
+fn leading_count(text: &str) -> Option<u64> {
+    let end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    if end == 0 {
+        return None;
+    }
+    let rest = &text[end..];
+    if !(rest.is_empty() || rest.starts_with(char::is_whitespace) || rest.starts_with('(')) {
+        return None;
+    }
+    text[..end].parse().ok()
+}
+
+/// True if `text` starts with two squares (`e2e4...`): a line starting so
+/// is meant as a move line.
+fn starts_like_move(text: &str) -> bool {
+    let b = text.as_bytes();
+    let square = |f: u8, r: u8| (b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r);
+    b.len() >= 4 && square(b[0], b[1]) && square(b[2], b[3])
+}
+
+/// Classifies one line of divide output. The grammar (after trimming):
+///
+/// ```text
+/// move line  := MOVE SEP? COUNT TRAILER?
+///   MOVE     := [a-h][1-8][a-h][1-8] [nbrqNBRQ]?   (UCI; promotion in either case)
+///   SEP      := ":" | "-" | whitespace only         (`e2e4: 20`, `e2e4 - 20`, `e2e4 20`)
+///   COUNT    := decimal digits
+///   TRAILER  := whitespace or "(" then anything     (`e2e4: 20 (3 ms)`, `e2e4: 20 nodes`)
+/// total      := LABEL ":" COUNT TRAILER?, LABEL one of
+///               "Nodes searched", "Total nodes", "Total", "Nodes" (any case)
+///            |  COUNT alone on its line             (only with `bare_total`: perftree)
+/// blank      := empty line
+/// ```
+///
+/// A line that starts with two squares but is not a move line, or a
+/// `LABEL:` whose value is not a count, is [`DivideLine::Unreadable`].
+/// Everything else (UCI `info` lines, banners, `Time: 12 ms`) is chatter.
+pub fn classify_divide_line(line: &str, bare_total: bool) -> DivideLine {
+    let line = line.trim();
+    if line.is_empty() {
+        return DivideLine::Blank;
+    }
+    if starts_like_move(line) {
+        let (mv, rest) = line.split_at(4);
+        let (mv, rest) = match rest.as_bytes().first() {
+            Some(p) if b"nbrqNBRQ".contains(p) => {
+                let (promo, rest) = rest.split_at(1);
+                (format!("{mv}{}", promo.to_ascii_lowercase()), rest)
+            }
+            _ => (mv.to_string(), rest),
+        };
+        // The move must end here: `e2e4:`, `e2e4 `, not `e2e4x` or `e7e8=Q`.
+        if !(rest.starts_with(':') || rest.starts_with(char::is_whitespace)) {
+            return DivideLine::Unreadable;
+        }
+        let rest = rest.trim_start();
+        let rest = rest
+            .strip_prefix(':')
+            .or_else(|| rest.strip_prefix('-'))
+            .unwrap_or(rest)
+            .trim_start();
+        return match leading_count(rest) {
+            Some(n) => DivideLine::Move(mv, n),
+            None => DivideLine::Unreadable,
+        };
+    }
+    if bare_total && line.bytes().all(|b| b.is_ascii_digit()) {
+        return line
+            .parse()
+            .map_or(DivideLine::Unreadable, DivideLine::Total);
+    }
+    let lower = line.to_ascii_lowercase();
+    for label in TOTAL_LABELS {
+        if let Some(rest) = lower.strip_prefix(label)
+            && let Some(value) = rest.trim_start().strip_prefix(':')
+        {
+            return match leading_count(value.trim_start()) {
+                Some(n) => DivideLine::Total(n),
+                None => DivideLine::Unreadable,
+            };
+        }
+    }
+    DivideLine::Chatter
+}
+
+/// Collects a divide line by line (see [`classify_divide_line`] for the
+/// grammar): move lines in order, the first total, and the first line that
+/// could not be read.
+#[derive(Clone, Debug, Default)]
+pub struct DivideReader {
+    /// Accept a count alone on its line as the total (perftree scripts).
+    pub bare_total: bool,
+    /// Move lines read so far.
+    pub moves: Vec<(String, u64)>,
+    /// The total, once read.
+    pub total: Option<u64>,
+    /// The first unreadable line.
+    pub unreadable: Option<String>,
+}
+
+impl DivideReader {
+    /// Feeds one line; returns true when the divide is complete (a total
+    /// was read) or broken (an unreadable line).
+    pub fn feed(&mut self, line: &str) -> bool {
+        match classify_divide_line(line, self.bare_total) {
+            DivideLine::Move(mv, n) => self.moves.push((mv, n)),
+            DivideLine::Total(n) => self.total = Some(n),
+            DivideLine::Unreadable => self.unreadable = Some(line.trim().to_string()),
+            DivideLine::Blank | DivideLine::Chatter => {}
+        }
+        self.total.is_some() || self.unreadable.is_some()
+    }
+
+    /// The divide read: the printed total, or the sum of the move lines
+    /// when none was printed. Errors with the unreadable line, if any.
+    pub fn finish(self) -> Result<EngineDivide, String> {
+        if let Some(line) = self.unreadable {
+            return Err(line);
+        }
+        let total_printed = self.total.is_some();
+        let total = self.total.unwrap_or_else(|| {
+            self.moves
+                .iter()
+                .fold(0u64, |sum, (_, n)| sum.saturating_add(*n))
+        });
+        Ok(EngineDivide {
+            moves: self.moves,
+            total,
+            total_printed,
+        })
+    }
+}
+
+/// Parses a move line (any of the forms of [`classify_divide_line`]).
 pub fn parse_divide_line(line: &str) -> Option<(String, u64)> {
-    let (mv, count) = line.split_once(':')?;
-    let mv = mv.trim();
-    if !is_uci_move(mv) {
-        return None;
+    match classify_divide_line(line, false) {
+        DivideLine::Move(mv, n) => Some((mv, n)),
+        _ => None,
     }
-    let count = count.trim();
-    if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some((mv.to_string(), count.parse().ok()?))
 }
 
 /// True if `text` looks like a UCI move (`e2e4`, `e7e8q`).
@@ -153,6 +311,10 @@ pub fn is_uci_move(text: &str) -> bool {
         && square(b[0], b[1])
         && square(b[2], b[3])
 }
+
+/// How long an engine's output must stay quiet before we ask, with
+/// `isready`, whether a divide without a total line is complete.
+pub const QUIET: Duration = Duration::from_millis(200);
 
 /// A running UCI engine.
 pub struct UciEngine {
@@ -243,22 +405,28 @@ impl UciEngine {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
             Ok(line) => Ok(line),
-            Err(RecvTimeoutError::Timeout) => Err(EngineError::Timeout {
-                command: self.command.clone(),
-                seconds: self.timeout.as_secs_f64(),
-                during: during.to_string(),
-            }),
-            Err(RecvTimeoutError::Disconnected) => {
-                let status = match self.child.wait() {
-                    Ok(s) => format!(" ({s})"),
-                    Err(_) => String::new(),
-                };
-                Err(EngineError::Exited {
-                    command: self.command.clone(),
-                    during: during.to_string(),
-                    status,
-                })
-            }
+            Err(RecvTimeoutError::Timeout) => Err(self.timeout_error(during)),
+            Err(RecvTimeoutError::Disconnected) => Err(self.exited_error(during)),
+        }
+    }
+
+    fn timeout_error(&self, during: &str) -> EngineError {
+        EngineError::Timeout {
+            command: self.command.clone(),
+            seconds: self.timeout.as_secs_f64(),
+            during: during.to_string(),
+        }
+    }
+
+    fn exited_error(&mut self, during: &str) -> EngineError {
+        let status = match self.child.wait() {
+            Ok(s) => format!(" ({s})"),
+            Err(_) => String::new(),
+        };
+        EngineError::Exited {
+            command: self.command.clone(),
+            during: during.to_string(),
+            status,
         }
     }
 
@@ -272,8 +440,14 @@ impl UciEngine {
     }
 
     /// Runs `position fen <fen> [moves ...]` and `go perft <depth>`, and
-    /// reads the divide. Lines that are not `move: count` or `Nodes searched`
-    /// (info strings, banners) are ignored.
+    /// reads the divide (grammar: [`classify_divide_line`]).
+    ///
+    /// The divide ends at its total line. An engine that prints no total
+    /// recognised is not waited on until the timeout: after a quiet
+    /// interval ([`QUIET`]) we send `isready`, and once `readyok` has come
+    /// and the output has been quiet again, its move lines are the divide
+    /// (their sum the total). An engine that exits after its output is
+    /// decided on the spot. An unreadable line is a protocol error.
     pub fn divide(
         &mut self,
         fen: &str,
@@ -289,25 +463,66 @@ impl UciEngine {
         self.send(&format!("go perft {depth}"))?;
         let during = format!("running 'go perft {depth}' on '{fen}'");
         let deadline = Instant::now() + self.timeout;
-        let mut result = Vec::new();
+        let mut reader = DivideReader::default();
+        // `isready` sent after a quiet interval; `readyok` received.
+        let (mut probed, mut ready) = (false, false);
+        let mut last_line = Instant::now();
         loop {
-            let line = self.next_line(&during, deadline)?;
-            let line = line.trim();
-            if let Some(rest) = line.strip_prefix("Nodes searched:") {
-                let total = rest.trim().parse().map_err(|_| EngineError::Protocol {
-                    command: self.command.clone(),
-                    during: during.clone(),
-                    line: line.to_string(),
-                })?;
-                return Ok(EngineDivide {
-                    moves: result,
-                    total,
-                });
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(self.timeout_error(&during));
             }
-            if let Some(entry) = parse_divide_line(line) {
-                result.push(entry);
+            let wait = if probed && !ready {
+                deadline - now
+            } else {
+                QUIET.min(deadline - now)
+            };
+            match self.lines.recv_timeout(wait) {
+                Ok(line) => {
+                    if probed && !ready && line.trim() == "readyok" {
+                        ready = true;
+                        continue;
+                    }
+                    last_line = Instant::now();
+                    if reader.feed(&line) {
+                        if probed && !ready && reader.unreadable.is_none() {
+                            // Keep the protocol in step: the answer to our
+                            // `isready` is still to come.
+                            self.wait_for("readyok", "waiting for 'readyok' after 'isready'")?;
+                        }
+                        break;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if !probed {
+                        self.send("isready")?;
+                        probed = true;
+                    } else if ready {
+                        // Quiet since `readyok`: the output is complete. With no
+                        // move line at all, give a slow engine longer.
+                        let quiet_for = if reader.moves.is_empty() {
+                            QUIET * 8
+                        } else {
+                            QUIET
+                        };
+                        if last_line.elapsed() >= quiet_for {
+                            break;
+                        }
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    if reader.moves.is_empty() {
+                        return Err(self.exited_error(&during));
+                    }
+                    break;
+                }
             }
         }
+        reader.finish().map_err(|line| EngineError::Protocol {
+            command: self.command.clone(),
+            during,
+            line,
+        })
     }
 
     /// The timeout per request.
@@ -409,38 +624,22 @@ impl PerftreeEngine {
     }
 }
 
-/// Parses perftree protocol output; on error returns the offending line
-/// (or a description of what is missing).
+/// Parses a perftree script's output with the grammar of
+/// [`classify_divide_line`], a count alone on its line accepted as the
+/// total (perftree's own format: `<move> <count>` lines, one empty line,
+/// the total). Without a total the sum of the move lines is taken. On error
+/// returns the offending line.
 pub fn parse_perftree_output(text: &str) -> Result<EngineDivide, String> {
-    let mut lines = text.lines();
-    let mut moves = Vec::new();
-    loop {
-        let Some(line) = lines.next() else {
-            return Err("(end of output before the empty line and the total)".into());
-        };
-        let line = line.trim_end_matches('\r');
-        if line.is_empty() {
+    let mut reader = DivideReader {
+        bare_total: true,
+        ..DivideReader::default()
+    };
+    for line in text.lines() {
+        if reader.feed(line) {
             break;
         }
-        let entry = line.split_once(' ').and_then(|(mv, n)| {
-            let ok = is_uci_move(mv) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
-            ok.then(|| n.parse::<u64>().ok().map(|n| (mv.to_string(), n)))
-                .flatten()
-        });
-        moves.push(entry.ok_or_else(|| line.to_string())?);
     }
-    let total_line = lines
-        .next()
-        .ok_or_else(|| "(end of output: no total after the empty line)".to_string())?;
-    let total_line = total_line.trim_end_matches('\r');
-    let total = Some(total_line)
-        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|t| t.parse().ok())
-        .ok_or_else(|| total_line.to_string())?;
-    if let Some(extra) = lines.find(|l| !l.trim().is_empty()) {
-        return Err(extra.to_string());
-    }
-    Ok(EngineDivide { moves, total })
+    reader.finish()
 }
 
 impl DivideEngine for PerftreeEngine {
@@ -583,27 +782,65 @@ mod tests {
     }
 
     #[test]
-    fn perftree_output_parses_strictly() {
+    fn perftree_output_takes_a_bare_total_and_quotes_bad_lines() {
         let d = parse_perftree_output("e2e4 20\na2a3 20\n\n40\n").unwrap();
         assert_eq!(d.moves, vec![("e2e4".into(), 20), ("a2a3".into(), 20)]);
         assert_eq!(d.total, 40);
+        assert!(d.total_printed);
         assert_eq!(parse_perftree_output("\n0\n").unwrap().total, 0);
+        let d = parse_perftree_output("e2e4: 20\na2a3 - 20\n").unwrap();
+        assert_eq!((d.total, d.total_printed), (40, false));
         assert_eq!(
-            parse_perftree_output("e2e4: 20\n\n20\n").unwrap_err(),
-            "e2e4: 20"
-        );
-        assert!(parse_perftree_output("e2e4 20\n").is_err());
-        assert_eq!(
-            parse_perftree_output("e2e4 20\n\n20\nmore\n").unwrap_err(),
-            "more"
+            parse_perftree_output("e2e4 twenty\n\n20\n").unwrap_err(),
+            "e2e4 twenty"
         );
     }
 
     #[test]
-    fn divide_lines_parse() {
-        assert_eq!(parse_divide_line("e2e4: 20"), Some(("e2e4".into(), 20)));
-        assert_eq!(parse_divide_line("e7e8q: 1"), Some(("e7e8q".into(), 1)));
-        assert_eq!(parse_divide_line("info string x: 1"), None);
-        assert_eq!(parse_divide_line("e2e4: -1"), None);
+    fn every_divide_format_in_the_wild_is_read() {
+        let m = |mv: &str, n| DivideLine::Move(mv.to_string(), n);
+        for (line, want) in [
+            ("e2e4: 20", m("e2e4", 20)),
+            ("e2e4 20", m("e2e4", 20)),
+            ("e2e4 - 20", m("e2e4", 20)),
+            ("e2e4: 20 (3 ms)", m("e2e4", 20)),
+            ("e2e4: 20 (ms)", m("e2e4", 20)),
+            ("  e2e4:20  ", m("e2e4", 20)),
+            ("e7e8Q: 1", m("e7e8q", 1)),
+            ("e7e8n 1", m("e7e8n", 1)),
+            ("Nodes searched: 197281", DivideLine::Total(197_281)),
+            ("Total nodes: 8902", DivideLine::Total(8902)),
+            ("Total: 400", DivideLine::Total(400)),
+            ("nodes : 20 in 1 ms", DivideLine::Total(20)),
+            ("", DivideLine::Blank),
+            (
+                "info string NNUE evaluation using nn.nnue",
+                DivideLine::Chatter,
+            ),
+            ("info depth 1 nodes 20", DivideLine::Chatter),
+            ("Time: 12 ms", DivideLine::Chatter),
+            ("Total time (ms) : 3", DivideLine::Chatter),
+            ("Nodes/second : 1000", DivideLine::Chatter),
+            ("e2e4: twenty", DivideLine::Unreadable),
+            ("e2e4: 1,234", DivideLine::Unreadable),
+            ("e2e4: -1", DivideLine::Unreadable),
+            ("e7e8=Q: 1", DivideLine::Unreadable),
+            ("e2e4", DivideLine::Unreadable),
+            ("Nodes searched: lots", DivideLine::Unreadable),
+        ] {
+            assert_eq!(classify_divide_line(line, false), want, "{line:?}");
+        }
+        assert_eq!(classify_divide_line("400", false), DivideLine::Chatter);
+        assert_eq!(classify_divide_line("400", true), DivideLine::Total(400));
+    }
+
+    #[test]
+    fn a_divide_without_total_sums_its_lines() {
+        let mut r = DivideReader::default();
+        for line in ["id name x", "a2a3 - 20", "", "b2b3 - 20"] {
+            assert!(!r.feed(line));
+        }
+        let d = r.finish().unwrap();
+        assert_eq!((d.total, d.total_printed, d.moves.len()), (40, false, 2));
     }
 }
