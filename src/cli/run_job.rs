@@ -91,10 +91,10 @@ pub fn run_run(args: RunArgs, quiet: bool) -> Result<u8, Error> {
         ),
     };
     write_out(&format!(
-        "all {} units complete ({} counted now, {} records, {seconds:.1} s): {total}\n",
+        "all {} units complete ({} run now, {} records counted, {seconds:.1} s): {total}\n",
         o.units,
         o.units - o.complete_before,
-        o.counted
+        thousands(o.counted as u128)
     ))?;
     Ok(EXIT_OK)
 }
