@@ -16,7 +16,7 @@
 //! `perft::perft` and `perft::Perft` stay put however the folders change.
 //!
 //! ```
-//! use perft::{Perft, PerftConfig, Position, STARTPOS, perft};
+//! use ::perft::{Perft, PerftConfig, Position, STARTPOS, perft};
 //!
 //! // Serial count with bulk counting at the last ply.
 //! let start = Position::from_fen(STARTPOS)?;

@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use perft::search::{self, Limits, SearchOptions};
-//! use perft::tt::Tt;
+//! use perft::search::tt::Tt;
 //! use perft::Position;
 //!
 //! let pos = Position::from_fen("6rk/7p/R2N3P/3r4/1P5K/P7/8/8 w - - 0 1")?;

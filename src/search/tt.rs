@@ -321,7 +321,7 @@ const _: () = assert!(std::mem::align_of::<Cluster>() == CLUSTER_BYTES);
 /// The transactional transposition table. Single-threaded (`!Sync`).
 ///
 /// ```
-/// use perft::tt::{Bound, Tt, TtData};
+/// use perft::search::tt::{Bound, Tt, TtData};
 /// use perft::Move;
 ///
 /// let mut tt = Tt::new(1 << 20)?;
@@ -333,7 +333,7 @@ const _: () = assert!(std::mem::align_of::<Cluster>() == CLUSTER_BYTES);
 /// tt.rollback(txn)?;
 /// assert_eq!(tt.probe(0xDEAD_BEEF), None); // gone, in O(1)
 /// assert!(tt.commit(txn).is_err()); // a rolled-back transaction cannot commit
-/// # Ok::<(), perft::tt::TtError>(())
+/// # Ok::<(), perft::search::tt::TtError>(())
 /// ```
 pub struct Tt {
     clusters: Vec<Cluster>,
