@@ -215,6 +215,12 @@ pub fn thousands(n: u128) -> String {
     out
 }
 
+/// `x` with one decimal and its integer part grouped: `1,260.5`.
+pub fn thousands_f1(x: f64) -> String {
+    let tenths = (x.max(0.0) * 10.0).round() as u128;
+    format!("{}.{}", thousands(tenths / 10), tenths % 10)
+}
+
 /// `n` and `noun`, with `s` unless `n` is 1, thousands grouped: `1 thread`,
 /// `2 threads`, `1,024 positions`.
 pub fn plural(n: u128, noun: &str) -> String {
@@ -598,12 +604,12 @@ impl CountReport {
             self.engine.speed_note()
         };
         let mut s = format!(
-            "position  {}\ndepth     {}\nnodes     {}{partial}\ntime      {:.3} s\nspeed     {:.1} Mnps ({note})\n",
+            "position  {}\ndepth     {}\nnodes     {}{partial}\ntime      {:.3} s\nspeed     {} Mnps ({note})\n",
             self.fen,
             self.depth,
             thousands(self.nodes),
             self.seconds,
-            self.nps / 1e6,
+            thousands_f1(self.nps / 1e6),
         );
         if let Some(t) = &self.table {
             s.push_str(&t.to_text());
