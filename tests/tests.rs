@@ -10,6 +10,7 @@ mod layers;
 mod movegen;
 mod parallel;
 mod protocols;
+mod reference;
 mod reports;
 mod search;
 mod stockfish;

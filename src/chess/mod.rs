@@ -14,6 +14,7 @@ pub mod movegen;
 pub mod moves;
 pub mod piece;
 pub mod position;
+pub mod reference;
 pub mod side;
 pub mod square;
 pub mod zobrist;
