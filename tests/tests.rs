@@ -16,4 +16,5 @@ mod search;
 mod stockfish;
 mod suites;
 mod terminal;
+mod trust;
 mod tt;

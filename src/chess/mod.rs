@@ -12,6 +12,7 @@ pub mod bitboard;
 pub mod fen;
 pub mod movegen;
 pub mod moves;
+pub mod oddity;
 pub mod piece;
 pub mod position;
 pub mod reference;

@@ -11,6 +11,7 @@ use crate::chess::position::Position;
 use crate::error::Error;
 use crate::perft::hash::HashSync;
 use crate::perft::{self, Perft, PerftConfig};
+use crate::report::Warning;
 
 /// Position selection shared by commands.
 #[derive(Debug, Args, Default)]
@@ -214,6 +215,32 @@ pub fn resolve_root(args: &PositionArgs) -> Result<(Position, Vec<Move>), Error>
         moves.push(mv);
     }
     Ok((root, moves))
+}
+
+/// The [`Warning::Oddity`] warnings of the root position of `args`
+/// (`root`, as [`resolve_root`] returned it): judged with the en-passant
+/// square the FEN claims, kept or not.
+pub fn oddity_warnings(args: &PositionArgs, root: &Position) -> Vec<Warning> {
+    let text = args.position.join(" ");
+    let fen = named_position(text.trim()).unwrap_or(&text);
+    root.oddities_with_ep(crate::chess::oddity::claimed_ep(fen))
+        .into_iter()
+        .map(|oddity| Warning::Oddity {
+            oddity,
+            place: None,
+        })
+        .collect()
+}
+
+/// Resolves the position words and `--moves` into a position, with the
+/// warnings that the root position is game-impossible.
+pub fn resolve_position_warned(args: &PositionArgs) -> Result<(Position, Vec<Warning>), Error> {
+    let (root, moves) = resolve_root(args)?;
+    let warnings = oddity_warnings(args, &root);
+    Ok((
+        moves.iter().fold(root, |p, &mv| p.play_unchecked(mv)),
+        warnings,
+    ))
 }
 
 /// Resolves the position words and `--moves` into a position.

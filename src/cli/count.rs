@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::config::{EngineArgs, PositionArgs, resolve_position};
+use super::config::{EngineArgs, PositionArgs, resolve_position_warned};
 use super::output::{emit_warnings, timing_warnings, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory};
 use crate::chess::moves::Move;
@@ -105,13 +105,14 @@ fn counted(perft: &Perft, pos: &Position, depth: u32, progress: &ProgressFactory
 
 /// Runs `perft count`.
 pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
-    let pos = resolve_position(&args.position)?;
+    let (pos, oddities) = resolve_position_warned(&args.position)?;
     let perft = args.engine.build(args.depth)?;
     let progress = ProgressFactory::new(args.json, quiet);
     let outcome = counted(&perft, &pos, args.depth, &progress);
     let seconds = outcome.seconds;
     let threads = perft.config().threads;
-    let mut warnings = timing_warnings(threads, None);
+    let mut warnings = oddities;
+    warnings.extend(timing_warnings(threads, None));
     if !outcome.complete {
         warnings.push(Warning::Partial {
             done: outcome.moves.len(),
@@ -156,7 +157,7 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
             "divide: DEPTH must be at least 1 (perft 0 is 1, with no move to divide by)".into(),
         ));
     }
-    let pos = resolve_position(&args.position)?;
+    let (pos, oddities) = resolve_position_warned(&args.position)?;
     let perft = args.engine.build(args.depth)?;
     let progress = ProgressFactory::new(args.json, quiet);
     let outcome = counted(&perft, &pos, args.depth, &progress);
@@ -172,7 +173,7 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         })
         .collect();
     moves.sort_by(|a, b| a.mv.cmp(&b.mv));
-    let mut warnings = Vec::new();
+    let mut warnings = oddities;
     if !outcome.complete {
         warnings.push(Warning::Partial {
             done: outcome.moves.len(),

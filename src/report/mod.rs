@@ -11,6 +11,8 @@
 
 use serde::Serialize;
 
+use crate::chess::oddity::Oddity;
+
 mod bench;
 mod compare;
 mod suite;
@@ -193,6 +195,14 @@ pub enum Warning {
         /// Root moves in total.
         total: usize,
     },
+    /// A game-impossible position (counted all the same); its JSON `kind`
+    /// is the oddity's own name ([`Oddity::kind`]).
+    Oddity {
+        /// What is impossible about it.
+        oddity: Oddity,
+        /// Where the position is, for suite positions (`FILE:LINE`).
+        place: Option<String>,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -218,6 +228,10 @@ impl std::fmt::Display for Warning {
                 f,
                 "interrupted: {done} of {total} root moves finished; the counts are partial (lower bounds)"
             ),
+            Warning::Oddity { oddity, place } => match place {
+                Some(place) => write!(f, "{place}: {oddity}"),
+                None => write!(f, "{oddity}"),
+            },
         }
     }
 }
@@ -231,6 +245,7 @@ impl Warning {
             Warning::ThreadsAboveCpus { .. } => "threads_above_cpus",
             Warning::BusyMachine { .. } => "busy_machine",
             Warning::Partial { .. } => "partial",
+            Warning::Oddity { oddity, .. } => oddity.kind(),
         }
     }
 }
