@@ -240,9 +240,23 @@ def family_placement(rng, _fens):
             ):
                 candidates.append(passed)
         board.ep_square = rng.choice(candidates) if candidates else None
-        if board.is_valid():
+        if board.is_valid() and promotions_possible(board):
             return board
     raise RuntimeError("no valid placement in 1000 tries")
+
+
+def promotions_possible(board):
+    """More pieces beyond the initial set than missing pawns cannot come
+    from promotions; python-chess accepts such boards, perft (like a game)
+    rejects them (`PositionError::PieceCount`)."""
+    for color in (chess.WHITE, chess.BLACK):
+        def n(kind):
+            return len(board.pieces(kind, color))
+        extra = max(n(chess.KNIGHT) - 2, 0) + max(n(chess.BISHOP) - 2, 0) + \
+            max(n(chess.ROOK) - 2, 0) + max(n(chess.QUEEN) - 1, 0)
+        if extra > 8 - n(chess.PAWN):
+            return False
+    return True
 
 
 def family_chess960(rng, _fens):

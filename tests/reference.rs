@@ -140,7 +140,7 @@ fn random_placement(rng: &mut Rng) -> Option<Position> {
     for _ in 0..rng.below(13) {
         let piece = b"PNBRQpnbrq"[rng.below(10)] as char;
         let sq = free(&board, rng);
-        if piece.eq_ignore_ascii_case(&'p') && (sq < 8 || sq >= 56) {
+        if piece.eq_ignore_ascii_case(&'p') && !(8..56).contains(&sq) {
             continue;
         }
         board[sq] = Some(piece);

@@ -98,3 +98,95 @@ fn game_positions_have_no_oddity_warning() {
         "{json}"
     );
 }
+
+/// Runs `perft ARGS` and returns the single stderr line of an exit-2 error.
+fn one_line_error(args: &[&str]) -> String {
+    let out = run_perft(args);
+    assert_eq!(out.status.code(), Some(2), "{args:.80?}: {}", stderr(&out));
+    assert!(out.stdout.is_empty(), "stdout: {}", stdout(&out));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err:.400}");
+    assert!(err.starts_with("error: "), "{err:.400}");
+    assert!(err.len() < 400, "error of {} bytes: {err:.400}", err.len());
+    err
+}
+
+#[test]
+fn a_huge_unknown_position_argument_is_quoted_up_to_a_fixed_length() {
+    let arg = "x".repeat(98_000);
+    let err = one_line_error(&["count", "1", &arg]);
+    assert!(
+        err.contains("unknown position") && err.contains("(98000 characters)"),
+        "{err}"
+    );
+    let err = one_line_error(&["count", "1", "startpos", "--moves", &"e".repeat(5_000)]);
+    assert!(err.contains("(5000 characters)"), "{err}");
+    let board = "8/".repeat(50_000);
+    let err = one_line_error(&["divide", "1", &board, "w", "-", "-"]);
+    assert!(err.contains("invalid FEN"), "{err}");
+}
+
+#[test]
+fn a_megabyte_epd_line_is_one_error_line() {
+    let path = crate::common::write_temp(
+        "huge-line.epd",
+        &format!("{} ;D1 20\n", "x".repeat(3_000_000)),
+    );
+    let err = one_line_error(&["suite", &path.display().to_string()]);
+    assert!(
+        err.contains(":1: line of 3000007 bytes is too long"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_binary_epd_file_is_one_error_line() {
+    let path = crate::common::write_temp("binary.epd", "");
+    std::fs::write(&path, [0x7f, b'E', b'L', b'F', 0, 0, 0xff, 0xfe]).unwrap();
+    let err = one_line_error(&["suite", &path.display().to_string()]);
+    assert!(
+        err.contains("not a text file (binary data at byte 4)"),
+        "{err}"
+    );
+    std::fs::write(&path, [b'8', b'/', 0xc3, 0x28]).unwrap();
+    let err = one_line_error(&["suite", &path.display().to_string()]);
+    assert!(
+        err.contains("not a text file (binary data at byte 2)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_directory_as_epd_file_is_one_error_line() {
+    let dir = crate::common::write_temp("dir-probe.epd", "")
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let err = one_line_error(&["suite", &dir.display().to_string()]);
+    assert!(err.contains("is a directory, not an EPD file"), "{err}");
+}
+
+#[test]
+fn an_empty_or_comment_only_epd_file_is_one_error_line() {
+    for (name, text) in [("empty.epd", ""), ("comments.epd", "# nothing\n\n   \n")] {
+        let path = crate::common::write_temp(name, text);
+        let err = one_line_error(&["suite", &path.display().to_string()]);
+        assert!(err.contains("no positions (the file is empty"), "{err}");
+    }
+}
+
+#[test]
+fn unreadable_and_missing_epd_files_are_one_error_line() {
+    // /proc/self/mem exists but reading it from offset 0 fails (EIO), for
+    // root too (a mode-000 file would not stop root).
+    let err = one_line_error(&["suite", "/proc/self/mem"]);
+    assert!(err.contains("cannot read: Input/output error"), "{err}");
+    let err = one_line_error(&["suite", "/nonexistent/suite.epd"]);
+    assert!(
+        err.contains("cannot read: No such file or directory"),
+        "{err}"
+    );
+    // A device that never ends is refused after the size limit.
+    let err = one_line_error(&["suite", "/dev/zero"]);
+    assert!(err.contains("larger than 256 MiB"), "{err}");
+}

@@ -199,7 +199,7 @@ pub fn resolve_root(args: &PositionArgs) -> Result<(Position, Vec<Move>), Error>
     } else if let Some(fen) = named_position(text) {
         Position::from_fen_with(fen, args.chess960, crate::Zobrist::DEFAULT)?
     } else if args.position.len() == 1 && !text.contains('/') {
-        return Err(Error::UnknownPosition(text.to_string()));
+        return Err(Error::UnknownPosition(crate::chess::fen::quote(text)));
     } else {
         Position::from_fen_with(text, args.chess960, crate::Zobrist::DEFAULT)?
     };
@@ -208,7 +208,7 @@ pub fn resolve_root(args: &PositionArgs) -> Result<(Position, Vec<Move>), Error>
     for (i, text) in args.moves.iter().enumerate() {
         let mv = pos.parse_uci(text).ok_or_else(|| Error::IllegalMove {
             index: i + 1,
-            text: text.clone(),
+            text: crate::chess::fen::quote(text),
             fen: pos.to_fen(),
         })?;
         pos = pos.play_unchecked(mv);

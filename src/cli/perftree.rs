@@ -47,7 +47,7 @@ pub fn run_perftree(args: PerftreeArgs) -> Result<u8, Error> {
     if !args.fen.contains('/') {
         // A name such as `startpos` is not part of the protocol, but harmless.
         crate::chess::fen::named_position(args.fen.trim())
-            .ok_or_else(|| Error::UnknownPosition(args.fen.clone()))?;
+            .ok_or_else(|| Error::UnknownPosition(crate::chess::fen::quote(&args.fen)))?;
     }
     // perftree has no `--moves` flag: name its third argument instead.
     let pos = resolve_position(&position).map_err(|e| match e {
