@@ -190,3 +190,19 @@ fn unreadable_and_missing_epd_files_are_one_error_line() {
     let err = one_line_error(&["suite", "/dev/zero"]);
     assert!(err.contains("larger than 256 MiB"), "{err}");
 }
+
+#[test]
+fn depths_above_the_maximum_are_refused_not_overflowing_the_stack() {
+    // Depth 1,000 overflowed the worker stack (abort) before the bound.
+    let err = one_line_error(&["count", "1000"]);
+    assert!(err.contains("1000"), "{err}");
+    let path = crate::common::write_temp("deep.epd", "8/8/8/8/8/8/8/K6k w - - ;D65 1\n");
+    let err = one_line_error(&["suite", &path.display().to_string()]);
+    assert!(err.contains("bad perft operation 'D65 1'"), "{err}");
+    let out = crate::common::run_perft_env(&["uci"], &[], Some("go perft 1000\nquit\n"));
+    assert!(
+        stdout(&out).contains("above the maximum 64"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -17,6 +17,7 @@ use crate::report::{self, CountReport, DivideEntry, DivideReport, Header, Warnin
 #[derive(Debug, Args)]
 pub struct CountArgs {
     /// Depth in plies.
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=crate::perft::MAX_PERFT_DEPTH as i64))]
     pub depth: u32,
     /// Position and moves.
     #[command(flatten)]
@@ -33,6 +34,7 @@ pub struct CountArgs {
 #[derive(Debug, Args)]
 pub struct DivideArgs {
     /// Depth in plies (at least 1).
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=crate::perft::MAX_PERFT_DEPTH as i64))]
     pub depth: u32,
     /// Position and moves.
     #[command(flatten)]

@@ -16,6 +16,7 @@ use crate::perft::Control;
 #[derive(Debug, Args)]
 pub struct PerftreeArgs {
     /// Depth in plies (at least 1).
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=crate::perft::MAX_PERFT_DEPTH as i64))]
     pub depth: u32,
     /// The position (one argument; Shredder-FEN castling letters mean Chess960).
     pub fen: String,

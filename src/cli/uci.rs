@@ -319,6 +319,14 @@ impl UciSession {
     }
 
     fn perft(&mut self, depth: u32, out: &mut dyn Write) -> Result<(), Error> {
+        if depth > crate::perft::MAX_PERFT_DEPTH {
+            writeln!(
+                out,
+                "info string error: 'go perft' depth {depth} is above the maximum {}",
+                crate::perft::MAX_PERFT_DEPTH
+            )?;
+            return Ok(());
+        }
         let pos = match &self.position {
             Ok((pos, _)) => *pos,
             Err(e) => {

@@ -11,6 +11,6 @@ mod leaf;
 
 pub use count::{
     Control, DEFAULT_HASH_SYNC, DEFAULT_MIN_HASH_DEPTH, DEFAULT_SPLIT_DEPTH, DivideOutcome,
-    MAX_THREADS, Perft, PerftConfig, PerftError, PerftStats, divide, perft, perft_full,
-    perft_plain,
+    MAX_PERFT_DEPTH, MAX_THREADS, Perft, PerftConfig, PerftError, PerftStats, THREAD_STACK_BYTES,
+    divide, perft, perft_full, perft_plain,
 };

@@ -86,10 +86,12 @@ pub enum SuiteError {
         file: String,
     },
     /// The file is not text (a NUL byte or invalid UTF-8).
-    #[error("{file}: not a text file (binary data at byte {offset}); expected EPD lines")]
+    #[error("{file}:{line}: not a text file (binary data at byte {offset}); expected EPD lines")]
     Binary {
         /// File path.
         file: String,
+        /// 1-based line of that byte.
+        line: usize,
         /// Offset of the first byte that is not text.
         offset: usize,
     },
@@ -198,6 +200,9 @@ pub fn parse_epd_line(text: &str, line: usize, chess960: bool) -> Result<EpdReco
                 .ok()
                 .filter(|_| operand.bytes().all(|b| b.is_ascii_digit()))
                 .ok_or_else(|| EpdError::BadDepthOp(op.to_string()))?;
+            if depth > crate::perft::MAX_PERFT_DEPTH {
+                return Err(EpdError::BadDepthOp(crate::chess::fen::quote(op)));
+            }
             if depths.iter().any(|&(d, _)| d == depth) {
                 return Err(EpdError::DuplicateDepth(depth));
             }
@@ -289,7 +294,12 @@ pub fn load_suite(path: &Path, chess960: bool) -> Result<Vec<EpdRecord>, SuiteEr
     let valid = std::str::from_utf8(&bytes).map_or_else(|e| e.valid_up_to(), |t| t.len());
     let nul = bytes[..valid].iter().position(|&b| b == 0);
     if let Some(offset) = nul.or((valid < bytes.len()).then_some(valid)) {
-        return Err(SuiteError::Binary { file: name, offset });
+        let line = 1 + bytes[..offset].iter().filter(|&&b| b == b'\n').count();
+        return Err(SuiteError::Binary {
+            file: name,
+            line,
+            offset,
+        });
     }
     let text = std::str::from_utf8(&bytes).unwrap_or_default();
     parse_suite(text, &name, chess960)
