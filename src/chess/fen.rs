@@ -49,10 +49,16 @@ impl Position {
 }
 
 /// Quotes at most 80 characters of user text in an error message.
-fn quote(text: &str) -> String {
-    let mut s: String = text.chars().take(80).collect();
-    if text.chars().nth(80).is_some() {
-        s.push_str("...");
+/// Longest quotation of user text in an error message, in characters.
+pub const QUOTE_CHARS: usize = 80;
+
+/// `text` for an error message: its first [`QUOTE_CHARS`] characters, and
+/// when it is longer `...` and its full length, so a hostile argument of
+/// megabytes is never echoed back whole.
+pub fn quote(text: &str) -> String {
+    let mut s: String = text.chars().take(QUOTE_CHARS).collect();
+    if text.chars().nth(QUOTE_CHARS).is_some() {
+        s.push_str(&format!("... ({} characters)", text.chars().count()));
     }
     s
 }

@@ -30,6 +30,7 @@ pub enum EngineKind {
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// Depth in plies (at least 1).
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=crate::perft::MAX_PERFT_DEPTH as i64))]
     pub depth: u32,
     /// Position and moves (the moves are replayed to the engine, never
     /// replaced by a FEN).

@@ -12,6 +12,7 @@ use crate::chess::position::Position;
 use crate::error::Error;
 use crate::perft::hash::HashSync;
 use crate::perft::{self, Perft, PerftConfig};
+use crate::report::Warning;
 
 /// Checks `PERFT_CPU` (unset or empty: the fastest path this CPU offers):
 /// an unknown path, or one this CPU lacks, is an error.
@@ -239,7 +240,7 @@ pub fn resolve_root(args: &PositionArgs) -> Result<(Position, Vec<Move>), Error>
     } else if let Some(fen) = named_position(text) {
         Position::from_fen_with(fen, args.chess960, crate::Zobrist::DEFAULT)?
     } else if args.position.len() == 1 && !text.contains('/') {
-        return Err(Error::UnknownPosition(text.to_string()));
+        return Err(Error::UnknownPosition(crate::chess::fen::quote(text)));
     } else {
         Position::from_fen_with(text, args.chess960, crate::Zobrist::DEFAULT)?
     };
@@ -248,13 +249,39 @@ pub fn resolve_root(args: &PositionArgs) -> Result<(Position, Vec<Move>), Error>
     for (i, text) in args.moves.iter().enumerate() {
         let mv = pos.parse_uci(text).ok_or_else(|| Error::IllegalMove {
             index: i + 1,
-            text: text.clone(),
+            text: crate::chess::fen::quote(text),
             fen: pos.to_fen(),
         })?;
         pos = pos.play_unchecked(mv);
         moves.push(mv);
     }
     Ok((root, moves))
+}
+
+/// The [`Warning::Oddity`] warnings of the root position of `args`
+/// (`root`, as [`resolve_root`] returned it): judged with the en-passant
+/// square the FEN claims, kept or not.
+pub fn oddity_warnings(args: &PositionArgs, root: &Position) -> Vec<Warning> {
+    let text = args.position.join(" ");
+    let fen = named_position(text.trim()).unwrap_or(&text);
+    root.oddities_with_ep(crate::chess::oddity::claimed_ep(fen))
+        .into_iter()
+        .map(|oddity| Warning::Oddity {
+            oddity,
+            place: None,
+        })
+        .collect()
+}
+
+/// Resolves the position words and `--moves` into a position, with the
+/// warnings that the root position is game-impossible.
+pub fn resolve_position_warned(args: &PositionArgs) -> Result<(Position, Vec<Warning>), Error> {
+    let (root, moves) = resolve_root(args)?;
+    let warnings = oddity_warnings(args, &root);
+    Ok((
+        moves.iter().fold(root, |p, &mv| p.play_unchecked(mv)),
+        warnings,
+    ))
 }
 
 /// Resolves the position words and `--moves` into a position.

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::config::{EngineArgs, PositionArgs, resolve_position};
+use super::config::{EngineArgs, PositionArgs, resolve_position_warned};
 use super::output::{emit_warnings, timing_warnings, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory};
 use crate::chess::moves::Move;
@@ -19,6 +19,7 @@ use crate::report::{self, CountReport, DivideEntry, DivideReport, Header, StatsR
 #[derive(Debug, Args)]
 pub struct CountArgs {
     /// Depth in plies.
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=crate::perft::MAX_PERFT_DEPTH as i64))]
     pub depth: u32,
     /// Position and moves.
     #[command(flatten)]
@@ -40,6 +41,7 @@ pub struct CountArgs {
 #[derive(Debug, Args)]
 pub struct DivideArgs {
     /// Depth in plies (at least 1).
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=crate::perft::MAX_PERFT_DEPTH as i64))]
     pub depth: u32,
     /// Position and moves.
     #[command(flatten)]
@@ -201,7 +203,7 @@ fn long_run_warning(pos: &Position, depth: u32, threads: usize) -> Option<Warnin
 
 /// Runs `perft count`.
 pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
-    let pos = resolve_position(&args.position)?;
+    let (pos, oddities) = resolve_position_warned(&args.position)?;
     let perft = build_driver(&args.engine, args.depth, args.stats)?;
     let progress = ProgressFactory::new(args.json, quiet);
     let threads = perft.config().threads;
@@ -209,7 +211,8 @@ pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
     emit_warnings(long.as_slice(), quiet);
     let outcome = counted(&perft, &pos, args.depth, &progress, args.stats);
     let seconds = outcome.seconds;
-    let mut warnings = timing_warnings(threads, None);
+    let mut warnings = oddities;
+    warnings.extend(timing_warnings(threads, None));
     if !outcome.complete {
         warnings.push(Warning::Partial {
             done: outcome.moves.len(),
@@ -261,7 +264,7 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
             "divide: DEPTH must be at least 1 (perft 0 is 1, with no move to divide by)".into(),
         ));
     }
-    let pos = resolve_position(&args.position)?;
+    let (pos, oddities) = resolve_position_warned(&args.position)?;
     let perft = build_driver(&args.engine, args.depth, args.stats)?;
     let progress = ProgressFactory::new(args.json, quiet);
     let long = long_run_warning(&pos, args.depth, perft.config().threads);
@@ -284,7 +287,7 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         })
         .collect();
     moves.sort_by(|a, b| a.mv.cmp(&b.mv));
-    let mut warnings = Vec::new();
+    let mut warnings = oddities;
     if !outcome.complete {
         warnings.push(Warning::Partial {
             done: outcome.moves.len(),

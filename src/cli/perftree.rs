@@ -16,6 +16,7 @@ use crate::perft::Control;
 #[derive(Debug, Args)]
 pub struct PerftreeArgs {
     /// Depth in plies (at least 1).
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=crate::perft::MAX_PERFT_DEPTH as i64))]
     pub depth: u32,
     /// The position (one argument; Shredder-FEN castling letters mean Chess960).
     pub fen: String,
@@ -47,7 +48,7 @@ pub fn run_perftree(args: PerftreeArgs) -> Result<u8, Error> {
     if !args.fen.contains('/') {
         // A name such as `startpos` is not part of the protocol, but harmless.
         crate::chess::fen::named_position(args.fen.trim())
-            .ok_or_else(|| Error::UnknownPosition(args.fen.clone()))?;
+            .ok_or_else(|| Error::UnknownPosition(crate::chess::fen::quote(&args.fen)))?;
     }
     // perftree has no `--moves` flag: name its third argument instead.
     let pos = resolve_position(&position).map_err(|e| match e {

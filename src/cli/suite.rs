@@ -11,7 +11,7 @@ use super::output::{Style, emit_warnings, timing_warnings, write_json, write_out
 use super::progress::{Interrupt, ProgressFactory, StopReason, with_stop};
 use crate::error::{EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, Error};
 use crate::perft::Control;
-use crate::report::{Header, PositionStatus, SuitePosition, SuiteReport, SuiteSummary};
+use crate::report::{Header, PositionStatus, SuitePosition, SuiteReport, SuiteSummary, Warning};
 use crate::validate::bisect::{self as bisection_mod, BisectError};
 use crate::validate::engine::EngineError;
 use crate::validate::suite::{self as epd, EpdRecord, SuiteLimits};
@@ -191,7 +191,16 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
         )?),
         None => None,
     };
-    let warnings = timing_warnings(threads, None);
+    let mut warnings = timing_warnings(threads, None);
+    for &(file, record) in &selected {
+        let claimed = crate::chess::oddity::claimed_ep(&record.fen_text);
+        for oddity in record.position.oddities_with_ep(claimed) {
+            warnings.push(Warning::Oddity {
+                oddity,
+                place: Some(format!("{file}:{}", record.line)),
+            });
+        }
+    }
     emit_warnings(&warnings, quiet);
     let interrupt = Interrupt::install();
     let progress = ProgressFactory::new(args.json, quiet);

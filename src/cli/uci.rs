@@ -503,6 +503,14 @@ impl UciSession {
         let shared = Arc::clone(&self.out);
         let mut guard = shared.lock().unwrap_or_else(|e| e.into_inner());
         let out: &mut dyn Write = &mut **guard;
+        if depth > crate::perft::MAX_PERFT_DEPTH {
+            writeln!(
+                out,
+                "info string error: 'go perft' depth {depth} is above the maximum {}",
+                crate::perft::MAX_PERFT_DEPTH
+            )?;
+            return Ok(());
+        }
         let pos = match &self.position {
             Ok((pos, _)) => *pos,
             Err(e) => {

@@ -28,6 +28,16 @@ use crate::chess::zobrist::Zobrist;
 use crate::perft::hash::{HashError, HashSync, PerftTable, StoreOutcome};
 use crate::perft::leaf::count_leaves;
 
+/// Deepest perft the CLI, EPD suites and `perft uci` accept. Counts grow
+/// about 30-fold a ply, so no run deeper than about 20 can finish; the
+/// bound keeps the depth-first recursion far inside the thread stacks.
+pub const MAX_PERFT_DEPTH: u32 = 64;
+
+/// Stack of each worker thread. The recursion was measured to run depth
+/// 400 within rayon's default 2 MiB (and to overflow at 1,000), so 8 MiB
+/// is over 20 times what [`MAX_PERFT_DEPTH`] needs.
+pub const THREAD_STACK_BYTES: usize = 8 << 20;
+
 /// Serial perft with bulk counting at the last ply. At the leaf parents,
 /// moves that cannot change the opponent's reply count are counted without
 /// being made (see `leaf.rs`). Runs on [`CpuPath::selected`].
@@ -524,6 +534,7 @@ impl Perft {
         };
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(config.threads)
+            .stack_size(THREAD_STACK_BYTES)
             .thread_name(|i| format!("perft-{i}"))
             .build()
             .map_err(|e| PerftError::Pool {

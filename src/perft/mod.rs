@@ -16,7 +16,7 @@ pub mod units;
 
 pub use count::{
     Control, DEFAULT_HASH_SYNC, DEFAULT_MIN_HASH_DEPTH, DEFAULT_SPLIT_DEPTH, DivideOutcome,
-    MAX_THREADS, Perft, PerftConfig, PerftError, PerftStats, divide, perft, perft_full, perft_on,
-    perft_plain, perft_plain_on,
+    MAX_PERFT_DEPTH, MAX_THREADS, Perft, PerftConfig, PerftError, PerftStats, THREAD_STACK_BYTES,
+    divide, perft, perft_full, perft_on, perft_plain, perft_plain_on,
 };
 pub use stats::{LeafStats, StatField, StatsOutcome, move_stats, perft_stats};

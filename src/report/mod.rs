@@ -12,6 +12,7 @@
 use serde::Serialize;
 
 use crate::chess::cpu::CpuPath;
+use crate::chess::oddity::Oddity;
 use crate::perft::{LeafStats, StatField};
 
 mod bench;
@@ -292,6 +293,14 @@ pub enum Warning {
         /// Root moves in total.
         total: usize,
     },
+    /// A game-impossible position (counted all the same); its JSON `kind`
+    /// is the oddity's own name ([`Oddity::kind`]).
+    Oddity {
+        /// What is impossible about it.
+        oddity: Oddity,
+        /// Where the position is, for suite positions (`FILE:LINE`).
+        place: Option<String>,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -329,6 +338,10 @@ impl std::fmt::Display for Warning {
                 f,
                 "interrupted: {done} of {total} root moves finished; the counts are partial (lower bounds)"
             ),
+            Warning::Oddity { oddity, place } => match place {
+                Some(place) => write!(f, "{place}: {oddity}"),
+                None => write!(f, "{oddity}"),
+            },
         }
     }
 }
@@ -343,6 +356,7 @@ impl Warning {
             Warning::BusyMachine { .. } => "busy_machine",
             Warning::LongRun { .. } => "long_run",
             Warning::Partial { .. } => "partial",
+            Warning::Oddity { oddity, .. } => oddity.kind(),
         }
     }
 }

@@ -137,6 +137,46 @@ pub enum SuiteError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The path is a directory.
+    #[error("{file}: is a directory, not an EPD file")]
+    Directory {
+        /// The path.
+        file: String,
+    },
+    /// The file is not text (a NUL byte or invalid UTF-8).
+    #[error("{file}:{line}: not a text file (binary data at byte {offset}); expected EPD lines")]
+    Binary {
+        /// File path.
+        file: String,
+        /// 1-based line of that byte.
+        line: usize,
+        /// Offset of the first byte that is not text.
+        offset: usize,
+    },
+    /// The file is larger than [`MAX_FILE_BYTES`].
+    #[error("{file}: larger than {} MiB: not an EPD suite", MAX_FILE_BYTES >> 20)]
+    TooLarge {
+        /// File path.
+        file: String,
+    },
+    /// The file has no position line (empty, blank or only comments).
+    #[error("{file}: no positions (the file is empty or has only comments and blank lines)")]
+    Empty {
+        /// File path.
+        file: String,
+    },
+    /// A line longer than [`MAX_LINE_BYTES`].
+    #[error(
+        "{file}:{line}: line of {bytes} bytes is too long for an EPD line (limit {MAX_LINE_BYTES})"
+    )]
+    LineTooLong {
+        /// File path.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// Its length in bytes.
+        bytes: usize,
+    },
     /// A line does not parse.
     #[error("{file}:{line}: {error}")]
     Line {
@@ -165,9 +205,9 @@ fn split_ops(text: &str) -> Result<Vec<&str>, EpdError> {
         }
     }
     if quoted {
-        return Err(EpdError::UnterminatedQuote(
-            text.trim().chars().take(80).collect(),
-        ));
+        return Err(EpdError::UnterminatedQuote(crate::chess::fen::quote(
+            text.trim(),
+        )));
     }
     parts.push(&text[start..]);
     Ok(parts)
@@ -179,9 +219,9 @@ pub fn parse_epd_line(text: &str, line: usize, chess960: bool) -> Result<EpdReco
     let head = ops_parts[0];
     let words: Vec<&str> = head.split_whitespace().collect();
     if words.len() < 4 {
-        return Err(EpdError::MissingFields(
-            text.trim().chars().take(80).collect(),
-        ));
+        return Err(EpdError::MissingFields(crate::chess::fen::quote(
+            text.trim(),
+        )));
     }
     let is_clock = |w: &&str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
     let has_clocks = words.len() >= 6 && is_clock(&words[4]) && is_clock(&words[5]);
@@ -231,6 +271,9 @@ pub fn parse_epd_line(text: &str, line: usize, chess960: bool) -> Result<EpdReco
                 .ok()
                 .filter(|_| operand.bytes().all(|b| b.is_ascii_digit()))
                 .ok_or_else(|| EpdError::BadDepthOp(op.to_string()))?;
+            if depth > crate::perft::MAX_PERFT_DEPTH {
+                return Err(EpdError::BadDepthOp(crate::chess::fen::quote(op)));
+            }
             if depths.iter().any(|&(d, _)| d == depth) {
                 return Err(EpdError::DuplicateDepth(depth));
             }
@@ -283,10 +326,27 @@ fn stat_code(code: &str) -> Option<(Option<u32>, Option<StatField>)> {
     Some((depth.parse().ok(), field))
 }
 
-/// Parses a whole suite text. `name` is used in error messages.
+/// Largest suite file read, in bytes (a device or a runaway file is
+/// refused, not read without end).
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// Longest EPD line accepted, in bytes (a real one is under 200; this is
+/// generous for long comments and operations).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Parses a whole suite text. `name` is used in error messages. Text with
+/// no position line is an error ([`SuiteError::Empty`]), as is a line of
+/// more than [`MAX_LINE_BYTES`].
 pub fn parse_suite(text: &str, name: &str, chess960: bool) -> Result<Vec<EpdRecord>, SuiteError> {
     let mut records = Vec::new();
     for (i, raw) in text.lines().enumerate() {
+        if raw.len() > MAX_LINE_BYTES {
+            return Err(SuiteError::LineTooLong {
+                file: name.to_string(),
+                line: i + 1,
+                bytes: raw.len(),
+            });
+        }
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -298,18 +358,46 @@ pub fn parse_suite(text: &str, name: &str, chess960: bool) -> Result<Vec<EpdReco
         })?;
         records.push(record);
     }
+    if records.is_empty() {
+        return Err(SuiteError::Empty {
+            file: name.to_string(),
+        });
+    }
     Ok(records)
 }
 
 /// Reads and parses a suite file.
 pub fn load_suite(path: &Path, chess960: bool) -> Result<Vec<EpdRecord>, SuiteError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| SuiteError::Io {
-        file: name.clone(),
-        source,
-    })?;
-    let text = String::from_utf8_lossy(&bytes);
-    parse_suite(&text, &name, chess960)
+    if path.is_dir() {
+        return Err(SuiteError::Directory { file: name });
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| {
+            use std::io::Read;
+            f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)
+        })
+        .map_err(|source| SuiteError::Io {
+            file: name.clone(),
+            source,
+        })?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(SuiteError::TooLarge { file: name });
+    }
+    // The first byte that is not text: a NUL, or where UTF-8 breaks.
+    let valid = std::str::from_utf8(&bytes).map_or_else(|e| e.valid_up_to(), |t| t.len());
+    let nul = bytes[..valid].iter().position(|&b| b == 0);
+    if let Some(offset) = nul.or((valid < bytes.len()).then_some(valid)) {
+        let line = 1 + bytes[..offset].iter().filter(|&&b| b == b'\n').count();
+        return Err(SuiteError::Binary {
+            file: name,
+            line,
+            offset,
+        });
+    }
+    let text = std::str::from_utf8(&bytes).unwrap_or_default();
+    parse_suite(text, &name, chess960)
 }
 
 #[cfg(test)]
