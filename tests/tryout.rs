@@ -26,8 +26,12 @@ fn a_suite_that_checks_nothing_says_so_and_exits_2() {
     let empty = write_temp("empty.epd", "");
     let comments = write_temp("comments.epd", "# nothing here\n\n# still nothing\n");
     let counts = write_temp("counts.epd", &format!("{START} ;D1 20 ;D2 400\n"));
+    // An empty or comment-only file is refused when it is read.
     for file in [&empty, &comments] {
-        exit_2_one_line(&["suite", file.to_str().unwrap()], "nothing to check");
+        exit_2_one_line(
+            &["suite", file.to_str().unwrap()],
+            "no positions (the file is empty or has only comments and blank lines)",
+        );
     }
     exit_2_one_line(
         &["suite", counts.to_str().unwrap(), "--max-depth", "0"],
