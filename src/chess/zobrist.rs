@@ -99,6 +99,14 @@ impl Zobrist {
             .or_insert_with(|| Box::leak(Box::new(Zobrist::new(seed))))
     }
 
+    /// A seed whose key set is independent of `seed`'s (SplitMix64 of it,
+    /// never `seed` itself): the second run of `--verify-table`.
+    pub const fn independent_seed(seed: u64) -> u64 {
+        let mut state = seed ^ 0x7665_7269_6679_2121; // "verify!!"
+        let other = splitmix(&mut state);
+        if other == seed { !seed } else { other }
+    }
+
     /// The seed this set was built from.
     pub const fn seed(&self) -> u64 {
         self.seed

@@ -73,6 +73,12 @@ pub struct EngineArgs {
     /// another seed rules out a key collision).
     #[arg(long, value_name = "N", hide_short_help = true)]
     pub zobrist_seed: Option<u64>,
+    /// Let the perft table compare only the low N bits of each key (1 to
+    /// 64), so false hits are common: for testing `--verify-table` and the
+    /// collision figures in docs/deep-perft.md, never for real counts.
+    #[arg(long, value_name = "N", default_value_t = 64,
+          value_parser = clap::value_parser!(u32).range(1..=64), hide = true)]
+    pub table_key_bits: u32,
     /// Count without the leaf-parent shortcut: every move above the last
     /// ply is made and its replies bulk-counted (copy-make plus bulk
     /// counting, the loop other perft programs run: raw generator speed).
@@ -97,6 +103,7 @@ impl EngineArgs {
         }
         base.split_depth = self.split_depth;
         base.plain = self.plain;
+        base.table_key_bits = self.table_key_bits;
         base.min_hash_depth = self.min_hash_depth.max(1);
         if let Some(seed) = self.zobrist_seed {
             base.zobrist_seed = seed;

@@ -220,6 +220,9 @@ pub struct PerftConfig {
     /// Count without the leaf-parent shortcut ([`perft_plain`]'s loop):
     /// every move above the last ply is made.
     pub plain: bool,
+    /// Key bits the perft table compares: 64 (the default). Fewer exist
+    /// only to force false hits in tests of `--verify-table`.
+    pub table_key_bits: u32,
 }
 
 /// Default split depth (measured: see README, "Threads and the perft
@@ -246,6 +249,7 @@ impl Default for PerftConfig {
             zobrist_seed: crate::chess::zobrist::DEFAULT_SEED,
             cpu: CpuPath::selected(),
             plain: false,
+            table_key_bits: 64,
         }
     }
 }
@@ -528,7 +532,11 @@ impl Perft {
             return Err(CpuError::Unsupported(config.cpu, names.join(", ")).into());
         }
         let table = if config.hash_bytes > 0 {
-            Some(PerftTable::new(config.hash_bytes, config.hash_sync)?)
+            Some(PerftTable::with_key_bits(
+                config.hash_bytes,
+                config.hash_sync,
+                config.table_key_bits,
+            )?)
         } else {
             None
         };
@@ -568,7 +576,11 @@ impl Perft {
     /// Empties the perft table (so a timing run starts cold).
     pub fn clear_table(&mut self) -> Result<(), PerftError> {
         if let Some(table) = &self.table {
-            self.table = Some(PerftTable::new(table.bytes(), table.sync())?);
+            self.table = Some(PerftTable::with_key_bits(
+                table.bytes(),
+                table.sync(),
+                table.key_bits(),
+            )?);
         }
         Ok(())
     }

@@ -265,6 +265,9 @@ pub struct PerftTable {
     storage: Storage,
     buckets: usize,
     bytes: u128,
+    /// The key bits the table sees (all 64 unless a test narrows them to
+    /// force collisions: [`PerftTable::with_key_bits`]).
+    key_mask: u64,
 }
 
 enum Storage {
@@ -291,6 +294,22 @@ impl PerftTable {
     /// buckets; 0 gives a table that stores nothing). Fails cleanly if the
     /// machine does not have the memory or the allocator refuses.
     pub fn new(bytes: u128, sync: HashSync) -> Result<PerftTable, HashError> {
+        PerftTable::with_key_bits(bytes, sync, 64)
+    }
+
+    /// A table that sees only the low `key_bits` bits of each key (1 to 63;
+    /// 0 or 64 is all of them, [`PerftTable::new`]). Fewer bits make false hits common: it
+    /// exists to show that a collision is caught (`--verify-table`), never
+    /// to count with.
+    pub fn with_key_bits(
+        bytes: u128,
+        sync: HashSync,
+        key_bits: u32,
+    ) -> Result<PerftTable, HashError> {
+        let key_mask = match key_bits {
+            0 | 64.. => u64::MAX,
+            n => (1u64 << n) - 1,
+        };
         // 0 is an empty table (every store rejected); 1 to 63 bytes is a
         // mistake (`--hash 1B`), not a table.
         if bytes > 0 && bytes < BUCKET_BYTES as u128 {
@@ -338,12 +357,18 @@ impl PerftTable {
             storage,
             buckets,
             bytes: buckets as u128 * BUCKET_BYTES as u128,
+            key_mask,
         })
     }
 
     /// Number of buckets.
     pub fn buckets(&self) -> usize {
         self.buckets
+    }
+
+    /// Key bits the table compares (64 except in collision tests).
+    pub fn key_bits(&self) -> u32 {
+        64 - self.key_mask.leading_zeros()
     }
 
     /// Bytes actually used by the buckets.
@@ -368,7 +393,7 @@ impl PerftTable {
         if let Storage::Lockless(buckets) = &self.storage
             && self.buckets > 0
         {
-            let bucket: *const AtomicBucket = &buckets[self.bucket_index(key)];
+            let bucket: *const AtomicBucket = &buckets[self.bucket_index(key & self.key_mask)];
             // SAFETY: SSE is part of every x86-64 CPU; a prefetch never
             // faults and changes no memory (the address is a live bucket).
             #[allow(unsafe_code)]
@@ -407,6 +432,7 @@ impl PerftTable {
         if self.buckets == 0 {
             return None;
         }
+        let key = key & self.key_mask;
         let word = key_word(key, depth);
         let index = self.bucket_index(key);
         match &self.storage {
@@ -436,6 +462,7 @@ impl PerftTable {
         if self.buckets == 0 || count == 0 {
             return StoreOutcome::Rejected;
         }
+        let key = key & self.key_mask;
         let word = key_word(key, depth);
         let index = self.bucket_index(key);
         match &self.storage {
@@ -592,6 +619,22 @@ mod tests {
             .err()
             .expect("refused");
         assert!(err.to_string().contains("100 TiB"), "{err}");
+    }
+
+    #[test]
+    fn a_narrowed_key_makes_keys_that_share_its_bits_collide() {
+        for mode in MODES {
+            let full = PerftTable::new(64 * 1024, mode).unwrap();
+            let narrow = PerftTable::with_key_bits(64 * 1024, mode, 16).unwrap();
+            assert_eq!((full.key_bits(), narrow.key_bits()), (64, 16));
+            // Two keys that differ only above bit 16.
+            let (a, b) = (0x1234_5678_9ABC_DEF0u64, 0xFEDC_BA98_7654_DEF0u64);
+            for t in [&full, &narrow] {
+                t.store(a, 3, 97_862);
+            }
+            assert_eq!(full.probe(b, 3), None, "{mode}");
+            assert_eq!(narrow.probe(b, 3), Some(97_862), "{mode}: a false hit");
+        }
     }
 
     #[test]
