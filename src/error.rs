@@ -13,6 +13,9 @@ pub const EXIT_MISMATCH: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 /// Exit code after Ctrl-C (128 + SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;
+/// Exit code when `--max-time` ended a run (as GNU `timeout`; partial
+/// results printed, marked as partial).
+pub const EXIT_TIME_LIMIT: u8 = 124;
 
 /// Everything that can go wrong before a result exists.
 #[derive(Debug, Error)]

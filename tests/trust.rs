@@ -206,3 +206,158 @@ fn depths_above_the_maximum_are_refused_not_overflowing_the_stack() {
         stdout(&out)
     );
 }
+
+/// Published (CPW): perft 8 of the start position.
+const START_D8: u64 = 84_998_978_956;
+/// Published (CPW): Kiwipete perft 5.
+const KIWIPETE_D5: u64 = 193_690_690;
+
+#[test]
+fn count_and_divide_stop_at_max_time_with_marked_partial_results() {
+    for command in ["count", "divide"] {
+        let started = std::time::Instant::now();
+        let out = run_perft(&[
+            command,
+            "8",
+            "--no-hash",
+            "--threads",
+            "1",
+            "--max-time",
+            "0.5",
+            "--json",
+        ]);
+        // Perft 8 takes minutes on one thread without a table: the limit,
+        // not the count, ended this run (a loose bound, not a speed test).
+        assert!(started.elapsed().as_secs() < 30, "{command} ran on");
+        assert_eq!(out.status.code(), Some(124), "{}", stderr(&out));
+        let v = json_stdout(&out);
+        assert_eq!(v["complete"], false);
+        assert_eq!(v["stopped_by"], "max_time");
+        let nodes: u64 = v["nodes_str"].as_str().unwrap().parse().unwrap();
+        assert!(nodes < START_D8, "{nodes}");
+        assert!(v["warnings"].as_array().unwrap().iter().any(
+            |w| w["kind"] == "partial" && w["message"].as_str().unwrap().contains("--max-time")
+        ));
+        assert!(
+            stderr(&out).contains("stopped by --max-time"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // The text divide names the stop and prints no total a tool could take.
+    let out = run_perft(&[
+        "divide",
+        "8",
+        "--no-hash",
+        "--threads",
+        "1",
+        "--max-time",
+        "0.3",
+    ]);
+    assert_eq!(out.status.code(), Some(124));
+    let text = stdout(&out);
+    assert!(text.contains("PARTIAL: stopped by --max-time"), "{text}");
+    assert!(!text.contains("Nodes searched"), "{text}");
+}
+
+#[test]
+fn suite_stops_at_max_time_and_lists_the_rest_as_not_run() {
+    let standard = crate::common::repo_path("positions/standard.epd");
+    let out = run_perft(&[
+        "suite",
+        standard.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--no-hash",
+        "--max-time",
+        "0.5",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(124), "{}", stderr(&out));
+    let v = json_stdout(&out);
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["stopped_by"], "max_time");
+    assert_eq!(v["max_time"], 0.5);
+    let positions = v["positions"].as_array().unwrap();
+    assert_eq!(positions.last().unwrap()["status"], "max_time");
+    assert!(v["summary"]["positions_not_run"].as_u64().unwrap() > 0);
+    // Counts finished before the limit were checked, and passed.
+    assert_eq!(v["summary"]["counts_failed"], 0);
+    let text = stdout(&run_perft(&[
+        "suite",
+        standard.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--max-time",
+        "0.5",
+    ]));
+    assert!(text.contains("STOPPED BY --max-time"), "{text}");
+    assert!(text.contains("not run (--max-time)"), "{text}");
+}
+
+#[test]
+fn a_tiny_table_key_makes_false_hits_and_verify_table_catches_them() {
+    let base = [
+        "count",
+        "5",
+        "kiwipete",
+        "--hash",
+        "1MiB",
+        "--min-hash-depth",
+        "1",
+        "--threads",
+        "1",
+        "--json",
+    ];
+    // 16 key bits: positions that share them share entries, so the count
+    // is wrong (the published figure is 193,690,690).
+    let tiny = [&base[..], &["--table-key-bits", "16"]].concat();
+    let v = json_stdout(&run_perft(&tiny));
+    let wrong: u64 = v["nodes_str"].as_str().unwrap().parse().unwrap();
+    assert_ne!(wrong, KIWIPETE_D5, "16-bit keys should collide");
+    // --verify-table runs again with independent keys: the runs disagree.
+    let out = run_perft(&[&tiny[..], &["--verify-table"]].concat());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v = json_stdout(&out);
+    assert_eq!(v["table_check"]["agrees"], false);
+    assert!(
+        !v["table_check"]["differing_moves"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let as_text: Vec<&str> = tiny.iter().copied().filter(|a| *a != "--json").collect();
+    let text = stdout(&run_perft(&[&as_text[..], &["--verify-table"]].concat()));
+    assert!(text.contains("TABLE COLLISION"), "{text}");
+    assert!(text.contains("--no-hash"), "{text}");
+    // Full keys: the count is the published one and the second run agrees.
+    let out = run_perft(&[&base[..], &["--verify-table"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json_stdout(&out);
+    assert_eq!(v["nodes_str"], KIWIPETE_D5.to_string());
+    assert_eq!(v["table_check"]["agrees"], true);
+    assert_eq!(v["table_check"]["nodes_str"], KIWIPETE_D5.to_string());
+    assert_ne!(
+        v["table_check"]["zobrist_seed"],
+        v["engine"]["zobrist_seed"]
+    );
+}
+
+#[test]
+fn verify_table_without_a_table_says_so_and_refuses_no_hash() {
+    // Depth 4 uses no table by default: nothing can collide.
+    let out = run_perft(&["count", "4", "--verify-table", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_stdout(&out);
+    assert_eq!(v["table_check"], serde_json::Value::Null);
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["kind"] == "nothing_to_verify")
+    );
+    let out = run_perft(&["count", "4", "--verify-table", "--no-hash"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--no-hash"), "{}", stderr(&out));
+}

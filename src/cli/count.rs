@@ -1,19 +1,25 @@
 //! `perft count` and `perft divide`.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::config::{EngineArgs, PositionArgs, resolve_position_warned};
+use super::config::{
+    EngineArgs, PositionArgs, build_perft, parse_seconds, resolve_position_warned,
+};
 use super::output::{emit_warnings, timing_warnings, write_json, write_out};
-use super::progress::{Interrupt, ProgressFactory};
+use super::progress::{Interrupt, ProgressFactory, StopReason, with_stop};
 use crate::chess::moves::Move;
 use crate::chess::position::Position;
-use crate::error::{EXIT_INTERRUPTED, EXIT_OK, Error};
+use crate::chess::zobrist::Zobrist;
+use crate::error::{EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, EXIT_TIME_LIMIT, Error};
 use crate::perft::{
     Control, DivideOutcome, LeafStats, Perft, PerftStats, StatsOutcome, perft_stats,
 };
-use crate::report::{self, CountReport, DivideEntry, DivideReport, Header, StatsReport, Warning};
+use crate::report::{
+    self, CountReport, DivideEntry, DivideReport, Header, StatsReport, StoppedBy, TableCheck,
+    Warning,
+};
 
 /// `perft count` arguments.
 #[derive(Debug, Args)]
@@ -32,6 +38,15 @@ pub struct CountArgs {
     /// checks, checkmates (no perft table: every leaf is counted).
     #[arg(long)]
     pub stats: bool,
+    /// Stop after SECONDS of wall time: the root moves finished by then are
+    /// reported, marked partial, and the exit code is 124.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub max_time: Option<f64>,
+    /// Count a second time with independent Zobrist keys (another seed) and
+    /// a fresh table, and compare: a false table hit cannot go unnoticed
+    /// (exit 1 if the runs differ). Twice the time.
+    #[arg(long, conflicts_with_all = ["no_hash", "stats"])]
+    pub verify_table: bool,
     /// Print one JSON object on stdout (and nothing else).
     #[arg(long)]
     pub json: bool,
@@ -54,6 +69,15 @@ pub struct DivideArgs {
     /// checks, checkmates (no perft table: every leaf is counted).
     #[arg(long)]
     pub stats: bool,
+    /// Stop after SECONDS of wall time: the root moves finished by then are
+    /// reported, marked partial, and the exit code is 124.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub max_time: Option<f64>,
+    /// Count a second time with independent Zobrist keys (another seed) and
+    /// a fresh table, and compare: a false table hit cannot go unnoticed
+    /// (exit 1 if the runs differ). Twice the time.
+    #[arg(long, conflicts_with_all = ["no_hash", "stats"])]
+    pub verify_table: bool,
     /// Print one JSON object on stdout (and nothing else).
     #[arg(long)]
     pub json: bool,
@@ -86,20 +110,25 @@ struct Counted {
     root_moves: usize,
     nodes: u128,
     complete: bool,
+    /// What stopped it early, if anything.
+    stopped: Option<StoppedBy>,
     seconds: f64,
     stats: PerftStats,
     /// With `--stats`: the breakdown per finished root move, and in total.
     leaves: Option<(Vec<LeafStats>, LeafStats)>,
 }
 
-/// Counts with progress and Ctrl-C; depth 0 is 1 without running anything.
-/// With `with_stats` the leaves are classified too (no perft table).
+/// Counts with progress, Ctrl-C and an optional time limit; depth 0 is 1
+/// without running anything. With `with_stats` the leaves are classified
+/// too (no perft table).
 fn counted(
     perft: &Perft,
     pos: &Position,
     depth: u32,
     progress: &ProgressFactory,
     with_stats: bool,
+    interrupt: &Interrupt,
+    time_left: Option<Duration>,
 ) -> Counted {
     let start = Instant::now();
     if depth == 0 {
@@ -108,48 +137,124 @@ fn counted(
             root_moves: 0,
             nodes: 1,
             complete: true,
+            stopped: None,
             seconds: 0.0,
             stats: PerftStats::default(),
             leaves: with_stats.then(|| (Vec::new(), perft_stats(pos, 0))),
         };
     }
-    let interrupt = Interrupt::install();
     let label = format!("perft {depth}");
-    if with_stats {
-        let bar = progress.root_moves(pos.legal_moves().len(), &label);
-        let on_root_move = |_: Move, _: u128| bar.inc();
-        let o: StatsOutcome = perft.divide_stats(
-            pos,
-            depth,
-            Control {
-                stop: Some(interrupt.flag()),
-                on_root_move: Some(&on_root_move),
-            },
-        );
-        return Counted {
-            moves: o
-                .moves
-                .iter()
-                .map(|&(mv, st)| (mv, u128::from(st.nodes)))
-                .collect(),
+    let (mut counted, reason) = with_stop(interrupt, time_left, |stop| {
+        if with_stats {
+            let bar = progress.root_moves(pos.legal_moves().len(), &label);
+            let on_root_move = |_: Move, _: u128| bar.inc();
+            let o: StatsOutcome = perft.divide_stats(
+                pos,
+                depth,
+                Control {
+                    stop: Some(stop),
+                    on_root_move: Some(&on_root_move),
+                },
+            );
+            return Counted {
+                moves: o
+                    .moves
+                    .iter()
+                    .map(|&(mv, st)| (mv, u128::from(st.nodes)))
+                    .collect(),
+                root_moves: o.root_moves,
+                nodes: u128::from(o.total.nodes),
+                complete: o.complete,
+                stopped: None,
+                seconds: 0.0,
+                stats: PerftStats::default(),
+                leaves: Some((o.moves.iter().map(|&(_, st)| st).collect(), o.total)),
+            };
+        }
+        let o: DivideOutcome = divide_with_progress(perft, pos, depth, stop, progress, &label);
+        Counted {
+            moves: o.moves,
             root_moves: o.root_moves,
-            nodes: u128::from(o.total.nodes),
+            nodes: o.nodes,
             complete: o.complete,
-            seconds: start.elapsed().as_secs_f64(),
-            stats: PerftStats::default(),
-            leaves: Some((o.moves.iter().map(|&(_, st)| st).collect(), o.total)),
-        };
+            stopped: None,
+            seconds: 0.0,
+            stats: o.stats,
+            leaves: None,
+        }
+    });
+    counted.seconds = start.elapsed().as_secs_f64();
+    if !counted.complete {
+        counted.stopped = Some(match reason {
+            Some(StopReason::Timeout) => StoppedBy::MaxTime,
+            _ => StoppedBy::Interrupt,
+        });
     }
-    let o: DivideOutcome =
-        divide_with_progress(perft, pos, depth, interrupt.flag(), progress, &label);
-    Counted {
-        moves: o.moves,
-        root_moves: o.root_moves,
-        nodes: o.nodes,
-        complete: o.complete,
-        seconds: start.elapsed().as_secs_f64(),
-        stats: o.stats,
-        leaves: None,
+    counted
+}
+
+/// `--max-time` left after `elapsed` (zero once it has passed).
+fn time_left(max_time: Option<f64>, elapsed: Duration) -> Option<Duration> {
+    max_time.map(|t| Duration::from_secs_f64(t).saturating_sub(elapsed))
+}
+
+/// `--verify-table`: counts again with independent Zobrist keys and a fresh
+/// table (the first driver, and its table, are dropped first so the memory
+/// is not needed twice). `Ok(None)` when there is nothing to verify: the
+/// first run did not finish or used no table. The second run's stop, if
+/// any, is returned with it.
+fn verify_table(
+    perft: Perft,
+    pos: &Position,
+    depth: u32,
+    first: &Counted,
+    progress: &ProgressFactory,
+    interrupt: &Interrupt,
+    time_left: Option<Duration>,
+) -> Result<(Option<TableCheck>, Option<StoppedBy>), Error> {
+    if !first.complete || perft.table().is_none() || depth == 0 {
+        return Ok((None, None));
+    }
+    let mut config = perft.config().clone();
+    drop(perft);
+    config.zobrist_seed = Zobrist::independent_seed(config.zobrist_seed);
+    let seed = config.zobrist_seed;
+    let second = build_perft(config)?;
+    let again = counted(&second, pos, depth, progress, false, interrupt, time_left);
+    if !again.complete {
+        return Ok((None, again.stopped));
+    }
+    let mut differing: Vec<String> = Vec::new();
+    let chess960 = pos.is_chess960();
+    let theirs: std::collections::HashMap<Move, u128> = again.moves.iter().copied().collect();
+    for &(mv, n) in &first.moves {
+        if theirs.get(&mv) != Some(&n) {
+            differing.push(mv.to_uci(chess960).to_string());
+        }
+    }
+    differing.sort();
+    Ok((
+        Some(TableCheck {
+            zobrist_seed: seed,
+            zobrist_seed_str: seed.to_string(),
+            nodes: again.nodes,
+            nodes_str: again.nodes.to_string(),
+            seconds: again.seconds,
+            agrees: differing.is_empty() && again.nodes == first.nodes,
+            differing_moves: differing,
+        }),
+        None,
+    ))
+}
+
+/// The exit code of a count or divide.
+fn exit_code(complete: bool, stopped: Option<StoppedBy>, check: Option<&TableCheck>) -> u8 {
+    match (stopped, check) {
+        (_, Some(c)) if !c.agrees => EXIT_MISMATCH,
+        (Some(StoppedBy::MaxTime), _) => EXIT_TIME_LIMIT,
+        (Some(StoppedBy::Interrupt), _) => EXIT_INTERRUPTED,
+        (None, _) if complete => EXIT_OK,
+        (None, _) => EXIT_INTERRUPTED,
     }
 }
 
@@ -203,25 +308,61 @@ fn long_run_warning(pos: &Position, depth: u32, threads: usize) -> Option<Warnin
 
 /// Runs `perft count`.
 pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
+    let start = Instant::now();
     let (pos, oddities) = resolve_position_warned(&args.position)?;
     let perft = build_driver(&args.engine, args.depth, args.stats)?;
     let progress = ProgressFactory::new(args.json, quiet);
     let threads = perft.config().threads;
     let long = long_run_warning(&pos, args.depth, threads);
     emit_warnings(long.as_slice(), quiet);
-    let outcome = counted(&perft, &pos, args.depth, &progress, args.stats);
+    let interrupt = Interrupt::install();
+    let outcome = counted(
+        &perft,
+        &pos,
+        args.depth,
+        &progress,
+        args.stats,
+        &interrupt,
+        time_left(args.max_time, start.elapsed()),
+    );
     let seconds = outcome.seconds;
     let mut warnings = oddities;
     warnings.extend(timing_warnings(threads, None));
-    if !outcome.complete {
+    if let Some(by) = outcome.stopped {
         warnings.push(Warning::Partial {
             done: outcome.moves.len(),
             total: outcome.root_moves,
+            by,
         });
+    }
+    let engine = report::EngineInfo::of(&perft);
+    let table = perft
+        .table()
+        .map(|_| report::TableStats::from(&outcome.stats));
+    let table_used = perft.table().is_some();
+    let (table_check, verify_stopped) = if args.verify_table {
+        verify_table(
+            perft,
+            &pos,
+            args.depth,
+            &outcome,
+            &progress,
+            &interrupt,
+            time_left(args.max_time, start.elapsed()),
+        )?
+    } else {
+        (None, None)
+    };
+    if args.verify_table && !table_used {
+        warnings.push(Warning::NothingToVerify);
+    }
+    if let Some(by) = verify_stopped {
+        warnings.push(Warning::VerifyStopped { by });
     }
     emit_warnings(&warnings, quiet);
     // Printed before the run; listed in the report too.
     warnings.extend(long);
+    let stopped = outcome.stopped.or(verify_stopped);
     let report = CountReport {
         header: Header::new("count"),
         fen: pos.to_fen(),
@@ -229,16 +370,16 @@ pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
         nodes: outcome.nodes,
         nodes_str: outcome.nodes.to_string(),
         complete: outcome.complete,
+        stopped_by: stopped,
+        table_check,
         root_moves: outcome.root_moves,
         root_moves_done: outcome.moves.len(),
         threads,
         seconds,
         nps: report::nps(outcome.nodes, seconds),
-        engine: report::EngineInfo::of(&perft),
-        table: perft
-            .table()
-            .map(|_| report::TableStats::from(&outcome.stats)),
-        table_used: perft.table().is_some(),
+        engine,
+        table,
+        table_used,
         stats: outcome
             .leaves
             .as_ref()
@@ -250,15 +391,16 @@ pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
     } else {
         write_out(&report.to_text())?;
     }
-    Ok(if outcome.complete {
-        EXIT_OK
-    } else {
-        EXIT_INTERRUPTED
-    })
+    Ok(exit_code(
+        outcome.complete,
+        stopped,
+        report.table_check.as_ref(),
+    ))
 }
 
 /// Runs `perft divide`.
 pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
+    let start = Instant::now();
     if args.depth == 0 {
         return Err(Error::Usage(
             "divide: DEPTH must be at least 1 (perft 0 is 1, with no move to divide by)".into(),
@@ -267,9 +409,19 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
     let (pos, oddities) = resolve_position_warned(&args.position)?;
     let perft = build_driver(&args.engine, args.depth, args.stats)?;
     let progress = ProgressFactory::new(args.json, quiet);
-    let long = long_run_warning(&pos, args.depth, perft.config().threads);
+    let threads = perft.config().threads;
+    let long = long_run_warning(&pos, args.depth, threads);
     emit_warnings(long.as_slice(), quiet);
-    let outcome = counted(&perft, &pos, args.depth, &progress, args.stats);
+    let interrupt = Interrupt::install();
+    let outcome = counted(
+        &perft,
+        &pos,
+        args.depth,
+        &progress,
+        args.stats,
+        &interrupt,
+        time_left(args.max_time, start.elapsed()),
+    );
     let seconds = outcome.seconds;
     let chess960 = pos.is_chess960();
     let mut moves: Vec<DivideEntry> = outcome
@@ -288,14 +440,37 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         .collect();
     moves.sort_by(|a, b| a.mv.cmp(&b.mv));
     let mut warnings = oddities;
-    if !outcome.complete {
+    if let Some(by) = outcome.stopped {
         warnings.push(Warning::Partial {
             done: outcome.moves.len(),
             total: outcome.root_moves,
+            by,
         });
+    }
+    let engine = report::EngineInfo::of(&perft);
+    let table_used = perft.table().is_some();
+    let (table_check, verify_stopped) = if args.verify_table {
+        verify_table(
+            perft,
+            &pos,
+            args.depth,
+            &outcome,
+            &progress,
+            &interrupt,
+            time_left(args.max_time, start.elapsed()),
+        )?
+    } else {
+        (None, None)
+    };
+    if args.verify_table && !table_used {
+        warnings.push(Warning::NothingToVerify);
+    }
+    if let Some(by) = verify_stopped {
+        warnings.push(Warning::VerifyStopped { by });
     }
     emit_warnings(&warnings, quiet);
     warnings.extend(long);
+    let stopped = outcome.stopped.or(verify_stopped);
     let report = DivideReport {
         header: Header::new("divide"),
         fen: pos.to_fen(),
@@ -304,15 +479,17 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         nodes: outcome.nodes,
         nodes_str: outcome.nodes.to_string(),
         complete: outcome.complete,
+        stopped_by: stopped,
+        table_check,
         root_moves: outcome.root_moves,
-        threads: perft.config().threads,
+        threads,
         seconds,
-        table_used: perft.table().is_some(),
+        table_used,
         stats: outcome
             .leaves
             .as_ref()
             .map(|(_, total)| StatsReport(*total)),
-        engine: report::EngineInfo::of(&perft),
+        engine,
         warnings,
     };
     if args.json {
@@ -320,9 +497,9 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
     } else {
         write_out(&report.to_text())?;
     }
-    Ok(if outcome.complete {
-        EXIT_OK
-    } else {
-        EXIT_INTERRUPTED
-    })
+    Ok(exit_code(
+        outcome.complete,
+        stopped,
+        report.table_check.as_ref(),
+    ))
 }

@@ -11,7 +11,9 @@ use super::output::{Style, emit_warnings, timing_warnings, write_json, write_out
 use super::progress::{Interrupt, ProgressFactory, StopReason, with_stop};
 use crate::error::{EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, Error};
 use crate::perft::Control;
-use crate::report::{Header, PositionStatus, SuitePosition, SuiteReport, SuiteSummary, Warning};
+use crate::report::{
+    Header, PositionStatus, StoppedBy, SuitePosition, SuiteReport, SuiteSummary, Warning,
+};
 use crate::validate::bisect::{self as bisection_mod, BisectError};
 use crate::validate::engine::EngineError;
 use crate::validate::suite::{self as epd, EpdRecord, SuiteLimits};
@@ -40,6 +42,11 @@ pub struct SuiteArgs {
     /// reported as TIME, not verified, and the run goes on.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<f64>,
+    /// Stop the whole run after SECONDS: the position being counted is
+    /// reported as STOP, the rest as not run, the results are marked
+    /// partial, and the exit code is 124.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub max_time: Option<f64>,
     /// Read every file in Chess960 mode (KQkq as X-FEN).
     #[arg(long)]
     pub chess960: bool,
@@ -211,10 +218,24 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
     let mut summary = SuiteSummary::default();
     let mut complete = true;
     let bar = progress.counter(selected.len(), "positions", "suite");
+    let deadline = args.max_time.map(|t| start + Duration::from_secs_f64(t));
+    let mut stopped_by = None;
     for (i, &(file, record)) in selected.iter().enumerate() {
+        // The position's limit: --timeout, or less when --max-time ends first.
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        if left == Some(Duration::ZERO) {
+            complete = false;
+            stopped_by = Some(StoppedBy::MaxTime);
+            summary.positions_not_run = selected.len() - i;
+            break;
+        }
+        let limit = match (timeout, left) {
+            (Some(t), Some(l)) => Some(t.min(l)),
+            (t, l) => t.or(l),
+        };
         bar.set_message(&format!("{file}:{}", record.line));
         let mut engine_error: Option<EngineError> = None;
-        let (outcome, reason) = with_stop(&interrupt, timeout, |stop| {
+        let (outcome, reason) = with_stop(&interrupt, limit, |stop| {
             epd::check_record(file, record, &limits, |p, d, with_stats| {
                 if let Some(engine) = engine.as_deref_mut() {
                     // The engine's total for the line's position (`--stats`
@@ -252,8 +273,10 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
                 return Err(Error::Engine(e));
             }
         }
+        let past_deadline = deadline.is_some_and(|d| Instant::now() >= d);
         let status = if outcome.stopped_at_depth.is_some() {
             match reason {
+                Some(StopReason::Timeout) if past_deadline => PositionStatus::MaxTime,
                 Some(StopReason::Timeout) => PositionStatus::Timeout,
                 _ => PositionStatus::Interrupted,
             }
@@ -349,10 +372,17 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
         }
         positions.push(entry);
         let stop_now = status == PositionStatus::Interrupted
+            || status == PositionStatus::MaxTime
             || interrupt.is_set()
             || (args.fail_fast && status == PositionStatus::Fail);
         if stop_now {
-            complete = !(status == PositionStatus::Interrupted || interrupt.is_set());
+            if status == PositionStatus::Interrupted || interrupt.is_set() {
+                complete = false;
+                stopped_by = Some(StoppedBy::Interrupt);
+            } else if status == PositionStatus::MaxTime {
+                complete = false;
+                stopped_by = Some(StoppedBy::MaxTime);
+            }
             summary.positions_not_run = selected.len() - i - 1;
             break;
         }
@@ -368,10 +398,12 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
         max_depth: limits.max_depth,
         max_nodes: limits.max_nodes,
         timeout: args.timeout,
+        max_time: args.max_time,
         fail_fast: args.fail_fast,
         stats: args.stats,
         threads,
         complete,
+        stopped_by,
         positions,
         summary,
         warnings,
@@ -381,7 +413,9 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
     } else {
         write_out(&report.summary_text(style))?;
     }
-    Ok(if !complete {
+    Ok(if stopped_by == Some(StoppedBy::MaxTime) {
+        crate::error::EXIT_TIME_LIMIT
+    } else if !complete {
         EXIT_INTERRUPTED
     } else if report.summary.counts_failed > 0 {
         EXIT_MISMATCH

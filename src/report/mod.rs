@@ -292,6 +292,17 @@ pub enum Warning {
         done: usize,
         /// Root moves in total.
         total: usize,
+        /// What stopped the run.
+        by: StoppedBy,
+    },
+    /// `--verify-table` on a run that used no perft table: nothing can
+    /// collide, so nothing was run twice.
+    NothingToVerify,
+    /// `--verify-table`'s second run was stopped: the count stands
+    /// unverified.
+    VerifyStopped {
+        /// What stopped it.
+        by: StoppedBy,
     },
     /// A game-impossible position (counted all the same); its JSON `kind`
     /// is the oddity's own name ([`Oddity::kind`]).
@@ -334,9 +345,22 @@ impl std::fmt::Display for Warning {
                  (a perft table may shorten it); Ctrl-C stops with a partial result",
                 long_duration(*seconds)
             ),
-            Warning::Partial { done, total } => write!(
+            Warning::Partial { done, total, by } => write!(
                 f,
-                "interrupted: {done} of {total} root moves finished; the counts are partial (lower bounds)"
+                "{}: {done} of {total} root moves finished; the counts are partial (lower bounds)",
+                by.text()
+            ),
+            Warning::NothingToVerify => write!(
+                f,
+                "--verify-table: this run used no perft table (every leaf counted), so there is nothing to verify"
+            ),
+            Warning::VerifyStopped { by } => write!(
+                f,
+                "--verify-table: the second run was {}: the count is complete but unverified",
+                match by {
+                    StoppedBy::Interrupt => "interrupted",
+                    StoppedBy::MaxTime => "stopped by --max-time",
+                }
             ),
             Warning::Oddity { oddity, place } => match place {
                 Some(place) => write!(f, "{place}: {oddity}"),
@@ -356,6 +380,8 @@ impl Warning {
             Warning::BusyMachine { .. } => "busy_machine",
             Warning::LongRun { .. } => "long_run",
             Warning::Partial { .. } => "partial",
+            Warning::NothingToVerify => "nothing_to_verify",
+            Warning::VerifyStopped { .. } => "verify_stopped",
             Warning::Oddity { oddity, .. } => oddity.kind(),
         }
     }
@@ -556,6 +582,68 @@ impl StatsReport {
     }
 }
 
+/// What ended a run before it finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoppedBy {
+    /// Ctrl-C (exit 130).
+    Interrupt,
+    /// `--max-time` elapsed (exit 124).
+    MaxTime,
+}
+
+impl StoppedBy {
+    /// How the text reports say it.
+    pub fn text(self) -> &'static str {
+        match self {
+            StoppedBy::Interrupt => "interrupted",
+            StoppedBy::MaxTime => "stopped by --max-time",
+        }
+    }
+}
+
+/// `--verify-table`: the same count again with independent Zobrist keys and
+/// a fresh table. A false table hit in either run would have to produce the
+/// very same wrong count in the other to go unnoticed.
+#[derive(Clone, Debug, Serialize)]
+pub struct TableCheck {
+    /// Zobrist seed of the second run.
+    pub zobrist_seed: u64,
+    /// `zobrist_seed` as a decimal string.
+    pub zobrist_seed_str: String,
+    /// The second run's total.
+    pub nodes: u128,
+    /// `nodes` as an exact decimal string.
+    pub nodes_str: String,
+    /// Wall-clock seconds of the second run.
+    pub seconds: f64,
+    /// True when both runs agree on every root move.
+    pub agrees: bool,
+    /// Root moves (UCI) whose counts differ between the runs.
+    pub differing_moves: Vec<String>,
+}
+
+impl TableCheck {
+    /// Text rendering: one line.
+    pub fn to_text(&self, first_seed: u64, first_nodes: u128) -> String {
+        if self.agrees {
+            format!(
+                "verified  a second run with Zobrist seed {} and a fresh table gave the same count ({:.3} s)\n",
+                self.zobrist_seed, self.seconds
+            )
+        } else {
+            format!(
+                "TABLE COLLISION: Zobrist seed {first_seed} gave {}, seed {} gave {} (moves {}); \
+                 neither count can be trusted: count again with --no-hash\n",
+                thousands(first_nodes),
+                self.zobrist_seed,
+                thousands(self.nodes),
+                self.differing_moves.join(" ")
+            )
+        }
+    }
+}
+
 /// Result of `perft count`.
 #[derive(Clone, Debug, Serialize)]
 pub struct CountReport {
@@ -570,8 +658,12 @@ pub struct CountReport {
     pub nodes: u128,
     /// Leaf nodes as an exact decimal string.
     pub nodes_str: String,
-    /// False when interrupted: `nodes` covers only `root_moves_done` root moves.
+    /// False when stopped early: `nodes` covers only `root_moves_done` root moves.
     pub complete: bool,
+    /// What stopped the run early (`null` when complete).
+    pub stopped_by: Option<StoppedBy>,
+    /// With `--verify-table`: the second run with other keys (`null` otherwise).
+    pub table_check: Option<TableCheck>,
     /// Legal moves at the root.
     pub root_moves: usize,
     /// Root moves whose subtree was counted in full.
@@ -604,8 +696,10 @@ impl CountReport {
             String::new()
         } else {
             format!(
-                "  (PARTIAL: interrupted after {} of {} root moves)",
-                self.root_moves_done, self.root_moves
+                "  (PARTIAL: {} after {} of {} root moves)",
+                self.stopped_by.unwrap_or(StoppedBy::Interrupt).text(),
+                self.root_moves_done,
+                self.root_moves
             )
         };
         let note = if self.stats.is_some() {
@@ -640,6 +734,9 @@ impl CountReport {
                     .unwrap_or_default();
                 s.push_str(&format!("memory    huge pages: {huge}{resident}\n"));
             }
+        }
+        if let Some(check) = &self.table_check {
+            s.push_str(&check.to_text(self.engine.zobrist_seed, self.nodes));
         }
         if let Some(st) = &self.stats {
             s.push_str("table     off: --stats counts and classifies every leaf\n\n");
@@ -684,8 +781,12 @@ pub struct DivideReport {
     pub nodes: u128,
     /// Exact decimal string of `nodes`.
     pub nodes_str: String,
-    /// False when interrupted: `moves` lacks the unfinished root moves.
+    /// False when stopped early: `moves` lacks the unfinished root moves.
     pub complete: bool,
+    /// What stopped the run early (`null` when complete).
+    pub stopped_by: Option<StoppedBy>,
+    /// With `--verify-table`: the second run with other keys (`null` otherwise).
+    pub table_check: Option<TableCheck>,
     /// Legal moves at the root.
     pub root_moves: usize,
     /// Worker threads.
@@ -724,11 +825,16 @@ impl DivideReport {
                 s.push_str(&format!("{}: {}\n", e.mv, e.nodes));
             }
         }
-        if self.complete {
+        if let Some(check) = self.table_check.as_ref().filter(|c| !c.agrees) {
+            // No `Nodes searched` line: no tool may take this total.
+            s.push('\n');
+            s.push_str(&check.to_text(self.engine.zobrist_seed, self.nodes));
+        } else if self.complete {
             s.push_str(&format!("\nNodes searched: {}\n", self.nodes));
         } else {
             s.push_str(&format!(
-                "\nPARTIAL: interrupted after {} of {} root moves ({} nodes counted)\n",
+                "\nPARTIAL: {} after {} of {} root moves ({} nodes counted)\n",
+                self.stopped_by.unwrap_or(StoppedBy::Interrupt).text(),
                 self.moves.len(),
                 self.root_moves,
                 thousands(self.nodes)

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::style::Style;
-use super::{Header, Warning, plural, thousands};
+use super::{Header, StoppedBy, Warning, plural, thousands};
 use crate::validate::bisect::{Bisection, Verdict};
 use crate::validate::suite::PositionOutcome;
 
@@ -23,6 +23,8 @@ pub enum PositionStatus {
     Timeout,
     /// Ctrl-C before every depth was checked.
     Interrupted,
+    /// `--max-time` ended the run before every depth was checked.
+    MaxTime,
 }
 
 /// One position of a suite run.
@@ -121,21 +123,21 @@ impl SuitePosition {
             PositionStatus::NoCounts => {
                 format!("skip  {place}  no perft counts (;D1 20 ;D2 400 ...) on this line{id}\n")
             }
-            PositionStatus::Timeout | PositionStatus::Interrupted => {
-                let word = if self.status == PositionStatus::Timeout {
-                    "TIME"
-                } else {
-                    "INTR"
+            PositionStatus::Timeout | PositionStatus::Interrupted | PositionStatus::MaxTime => {
+                let word = match self.status {
+                    PositionStatus::Timeout => "TIME",
+                    PositionStatus::MaxTime => "STOP",
+                    _ => "INTR",
                 };
                 let done = if depths.is_empty() {
                     String::new()
                 } else {
                     format!("  ({depths} ok, {time:.2} s)")
                 };
-                let why = if self.status == PositionStatus::Timeout {
-                    "not finished within --timeout"
-                } else {
-                    "interrupted"
+                let why = match self.status {
+                    PositionStatus::Timeout => "not finished within --timeout",
+                    PositionStatus::MaxTime => "stopped by --max-time",
+                    _ => "interrupted",
                 };
                 format!(
                     "{}  {place}  D{} {why}{done}{id}\n",
@@ -249,6 +251,8 @@ pub struct SuiteReport {
     pub max_nodes: Option<u64>,
     /// Per-position time limit in seconds (`null` = none).
     pub timeout: Option<f64>,
+    /// Time limit of the whole run in seconds (`null` = none).
+    pub max_time: Option<f64>,
     /// `--fail-fast`.
     pub fail_fast: bool,
     /// `--stats`: statistics figures checked (their depths counted without
@@ -256,8 +260,10 @@ pub struct SuiteReport {
     pub stats: bool,
     /// Worker threads.
     pub threads: usize,
-    /// False when interrupted (Ctrl-C).
+    /// False when stopped early (Ctrl-C or `--max-time`).
     pub complete: bool,
+    /// What stopped the run early (`null` when complete).
+    pub stopped_by: Option<StoppedBy>,
     /// One entry per position run, in file order.
     pub positions: Vec<SuitePosition>,
     /// Totals.
@@ -281,10 +287,10 @@ impl SuiteReport {
             extra.push_str(&format!(
                 "; {} not run ({})",
                 thousands(s.positions_not_run as u128),
-                if self.complete {
-                    "--fail-fast"
-                } else {
-                    "interrupted"
+                match (self.complete, self.stopped_by) {
+                    (true, _) => "--fail-fast",
+                    (false, Some(StoppedBy::MaxTime)) => "--max-time",
+                    (false, _) => "interrupted",
                 }
             ));
         }
@@ -301,7 +307,10 @@ impl SuiteReport {
             ));
         }
         let verdict = if !self.complete {
-            style.note("INTERRUPTED (partial results)")
+            style.note(match self.stopped_by {
+                Some(StoppedBy::MaxTime) => "STOPPED BY --max-time (partial results)",
+                _ => "INTERRUPTED (partial results)",
+            })
         } else if s.counts_failed > 0 {
             style.bad("FAIL")
         } else if s.counts_checked == 0 {
