@@ -26,6 +26,22 @@ pub enum EngineKind {
     Perftree,
 }
 
+/// How to talk to an external engine: the flags `compare`, `fuzz` and
+/// `suite --engine` share. Each needs `--engine` (id `engine_cmd`).
+#[derive(Debug, Args, Clone)]
+pub struct EngineProtocolArgs {
+    /// How to talk to the engine.
+    #[arg(long, value_enum, default_value_t = EngineKind::Uci, requires = "engine_cmd")]
+    pub engine_kind: EngineKind,
+    /// UCI option to set first, as NAME=VALUE (repeatable), e.g.
+    /// `--engine-option Threads=1`.
+    #[arg(long, value_name = "NAME=VALUE", requires = "engine_cmd")]
+    pub engine_option: Vec<String>,
+    /// Give up on the engine when one answer takes longer than SECONDS.
+    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
+    pub engine_timeout: f64,
+}
+
 /// `perft compare` arguments.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -38,18 +54,11 @@ pub struct CompareArgs {
     pub position: PositionArgs,
     /// The engine command line (quotes honoured), e.g. `stockfish` or
     /// `'./my engine' --uci`.
-    #[arg(long, short = 'e', value_name = "COMMAND")]
+    #[arg(long, short = 'e', id = "engine_cmd", value_name = "COMMAND")]
     pub engine: String,
-    /// How to talk to the engine.
-    #[arg(long, value_enum, default_value_t = EngineKind::Uci)]
-    pub engine_kind: EngineKind,
-    /// UCI option to set before comparing, as NAME=VALUE (repeatable), e.g.
-    /// `--engine-option Threads=1`.
-    #[arg(long, value_name = "NAME=VALUE")]
-    pub engine_option: Vec<String>,
-    /// Give up on the engine when one answer takes longer than SECONDS.
-    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
-    pub engine_timeout: f64,
+    /// Engine protocol, options and timeout.
+    #[command(flatten)]
+    pub protocol: EngineProtocolArgs,
     /// Threads and hash (our side).
     #[command(flatten)]
     pub threads: EngineArgs,
@@ -116,23 +125,18 @@ fn resolve_command(command: &str) -> String {
 }
 
 fn start_engine(args: &CompareArgs) -> Result<Box<dyn DivideEngine>, Error> {
-    start_engine_with(
-        &args.engine,
-        args.engine_kind,
-        &args.engine_option,
-        args.engine_timeout,
-    )
+    start_engine_with(&args.engine, &args.protocol)
 }
 
 /// Starts the engine `command` of `kind` with its `--engine-option`s and
 /// `--engine-timeout` (shared by `compare`, `suite --engine` and `fuzz`).
 pub fn start_engine_with(
     command: &str,
-    kind: EngineKind,
-    engine_options: &[String],
-    engine_timeout: f64,
+    protocol: &EngineProtocolArgs,
 ) -> Result<Box<dyn DivideEngine>, Error> {
-    let timeout = Duration::from_secs_f64(engine_timeout);
+    let kind = protocol.engine_kind;
+    let engine_options = &protocol.engine_option;
+    let timeout = Duration::from_secs_f64(protocol.engine_timeout);
     let command = resolve_command(command);
     match kind {
         EngineKind::Uci => {
@@ -197,7 +201,7 @@ pub fn run_compare(args: CompareArgs, quiet: bool) -> Result<u8, Error> {
     let interrupt = Interrupt::install();
     let progress = ProgressFactory::new(args.json, quiet);
     let style = Style::stdout();
-    let kind = match args.engine_kind {
+    let kind = match args.protocol.engine_kind {
         EngineKind::Uci => "uci",
         EngineKind::Perftree => "perftree",
     };

@@ -47,7 +47,7 @@ pub struct EngineArgs {
     #[arg(long, short = 't', value_name = "N", value_delimiter = ',')]
     pub threads: Vec<usize>,
     /// Perft table size with a unit: 512MiB, 2GiB (a bare number is MiB;
-    /// `none` or 0 = no table). Default: 256MiB for runs of depth 6 or more,
+    /// `none` or 0 = no table). Default: 32MiB for runs of depth 6 or 7, 256MiB from 8,
     /// none below. `perft bench` takes a list (`none,512MiB`).
     #[arg(
         long,
@@ -86,16 +86,25 @@ pub struct EngineArgs {
     pub plain: bool,
 }
 
-/// Table size used when neither `--hash` nor `--no-hash` is given, for deep runs.
+/// Table size used when neither `--hash` nor `--no-hash` is given, for runs
+/// of depth [`AUTO_HASH_DEEP_DEPTH`] or more.
 pub const AUTO_HASH_BYTES: u128 = 256 << 20;
 /// The automatic table is used from this depth on.
 pub const AUTO_HASH_MIN_DEPTH: u32 = 6;
+/// Table size of the automatic table below [`AUTO_HASH_DEEP_DEPTH`].
+/// Measured (docs/performance.md): at depths 6 and 7, 32 MiB counts as fast
+/// as 256 MiB, and the kernel's first touch of a 256 MiB table cost up to
+/// 0.3 s on this machine, more than a start position perft 6 takes.
+pub const AUTO_HASH_SMALL_BYTES: u128 = 32 << 20;
+/// From this depth on the automatic table is [`AUTO_HASH_BYTES`].
+pub const AUTO_HASH_DEEP_DEPTH: u32 = 8;
 
 impl EngineArgs {
     /// One driver configuration per combination of the listed values, in
     /// order (threads outermost, then table sizes, then sync modes). Without
     /// `--hash`/`--no-hash` a run whose deepest perft is `max_depth` plies
-    /// gets [`AUTO_HASH_BYTES`] from depth [`AUTO_HASH_MIN_DEPTH`] on.
+    /// gets [`AUTO_HASH_SMALL_BYTES`] from depth [`AUTO_HASH_MIN_DEPTH`] on,
+    /// [`AUTO_HASH_BYTES`] from depth [`AUTO_HASH_DEEP_DEPTH`] on.
     pub fn configs(&self, max_depth: u32) -> Result<Vec<PerftConfig>, Error> {
         let mut base = PerftConfig::default();
         if self.split_depth == 0 {
@@ -126,8 +135,10 @@ impl EngineArgs {
         let sizes: Vec<u128> = if self.no_hash {
             vec![0]
         } else if self.hash.is_empty() {
-            vec![if max_depth >= AUTO_HASH_MIN_DEPTH {
+            vec![if max_depth >= AUTO_HASH_DEEP_DEPTH {
                 AUTO_HASH_BYTES
+            } else if max_depth >= AUTO_HASH_MIN_DEPTH {
+                AUTO_HASH_SMALL_BYTES
             } else {
                 0
             }]

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::compare::{EngineKind, Spinning, start_engine_with};
+use super::compare::{EngineKind, EngineProtocolArgs, Spinning, start_engine_with};
 use super::config::{EngineArgs, parse_seconds, shell_quote};
 use super::output::{Style, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory};
@@ -22,17 +22,11 @@ use crate::validate::random::RandomPositions;
 #[derive(Debug, Args)]
 pub struct FuzzArgs {
     /// The engine command line (quotes honoured), e.g. `'./my engine' --uci`.
-    #[arg(long, short = 'e', value_name = "COMMAND")]
+    #[arg(long, short = 'e', id = "engine_cmd", value_name = "COMMAND")]
     pub engine: String,
-    /// How to talk to the engine.
-    #[arg(long, value_enum, default_value_t = EngineKind::Uci)]
-    pub engine_kind: EngineKind,
-    /// UCI option to set first, NAME=VALUE (repeatable).
-    #[arg(long, value_name = "NAME=VALUE")]
-    pub engine_option: Vec<String>,
-    /// Give up on the engine when one answer takes longer than SECONDS.
-    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
-    pub engine_timeout: f64,
+    /// Engine protocol, options and timeout.
+    #[command(flatten)]
+    pub protocol: EngineProtocolArgs,
     /// How many random positions to try.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub positions: usize,
@@ -69,16 +63,11 @@ pub fn run_fuzz(args: FuzzArgs, quiet: bool) -> Result<u8, Error> {
         return Err(Error::Usage("--positions must be at least 1".into()));
     }
     let perft = args.threads.build(args.depth)?;
-    let mut engine = start_engine_with(
-        &args.engine,
-        args.engine_kind,
-        &args.engine_option,
-        args.engine_timeout,
-    )?;
+    let mut engine = start_engine_with(&args.engine, &args.protocol)?;
     let interrupt = Interrupt::install();
     let progress = ProgressFactory::new(args.json, quiet);
     let style = Style::stdout();
-    let kind = match args.engine_kind {
+    let kind = match args.protocol.engine_kind {
         EngineKind::Uci => "uci",
         EngineKind::Perftree => "perftree",
     };

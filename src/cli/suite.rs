@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::compare::{EngineKind, Spinning, start_engine_with};
+use super::compare::{EngineProtocolArgs, Spinning, start_engine_with};
 use super::config::{EngineArgs, parse_seconds, shell_quote};
 use super::output::{Style, emit_warnings, timing_warnings, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory, StopReason, with_stop};
@@ -61,15 +61,9 @@ pub struct SuiteArgs {
     /// position and moves.
     #[arg(long = "engine", id = "engine_cmd", value_name = "COMMAND")]
     pub engine_cmd: Option<String>,
-    /// How to talk to the engine (with --engine).
-    #[arg(long, value_enum, default_value_t = EngineKind::Uci, requires = "engine_cmd")]
-    pub engine_kind: EngineKind,
-    /// UCI option for the engine, NAME=VALUE (repeatable; with --engine).
-    #[arg(long, value_name = "NAME=VALUE", requires = "engine_cmd")]
-    pub engine_option: Vec<String>,
-    /// Give up on the engine when one answer takes longer than SECONDS.
-    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
-    pub engine_timeout: f64,
+    /// Engine protocol, options and timeout (with --engine).
+    #[command(flatten)]
+    pub protocol: EngineProtocolArgs,
     /// Threads and hash.
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -190,12 +184,7 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
     let perft = args.engine.build(deepest)?;
     let threads = perft.config().threads;
     let mut engine = match &args.engine_cmd {
-        Some(cmd) => Some(start_engine_with(
-            cmd,
-            args.engine_kind,
-            &args.engine_option,
-            args.engine_timeout,
-        )?),
+        Some(cmd) => Some(start_engine_with(cmd, &args.protocol)?),
         None => None,
     };
     let mut warnings = timing_warnings(threads, None);
