@@ -48,7 +48,16 @@ fn usage_error(e: clap::Error) -> ExitCode {
     // mean" tips (`--thread` -> `--threads`).
     let mut extra = String::new();
     let mut usage = String::new();
+    // A message ending in ':' lists what it is about on the next lines
+    // (`the following required arguments were not provided:` then
+    // `--engine <COMMAND>`): keep them.
+    let mut listed: Vec<&str> = Vec::new();
+    let lists = message.ends_with(':');
     for line in lines {
+        if lists && usage.is_empty() && (line.starts_with('-') || line.starts_with('<')) {
+            listed.push(line);
+            continue;
+        }
         if let Some(values) = line.strip_prefix("[possible values: ") {
             extra.push_str(&format!("; valid values: {}", values.trim_end_matches(']')));
         } else if let Some(tip) = line.strip_prefix("tip: ") {
@@ -63,6 +72,11 @@ fn usage_error(e: clap::Error) -> ExitCode {
             usage = format!("; usage: {u}");
         }
     }
+    let message = if listed.is_empty() {
+        message
+    } else {
+        format!("{message} {}", listed.join(", "))
+    };
     eprintln!("{message}{extra}{usage} (see --help)");
     ExitCode::from(perft::error::EXIT_USAGE)
 }

@@ -180,6 +180,16 @@ fn clap_suggestions_and_valid_values_survive_the_one_line_error() {
         &["divide", "3", "startpos", "moves", "e2e4"],
         "moves are given with --moves, e.g. startpos --moves e2e4",
     );
+    // A missing argument is named, not only implied by the usage line.
+    exit_2_one_line(
+        &["compare", "3"],
+        "required arguments were not provided: --engine <COMMAND>;",
+    );
+    exit_2_one_line(
+        &["suite", "x.epd", "--engine-kind", "perftree"],
+        "required arguments were not provided: --engine <COMMAND>;",
+    );
+    exit_2_one_line(&["count"], "required arguments were not provided: <DEPTH>;");
 }
 
 #[test]
