@@ -1,12 +1,14 @@
 //! The fast generator against the slow reference generator
 //! (src/chess/reference.rs): move sets, the position after each move, keys,
-//! and perft 1-3, over seeded random positions in four families: random
+//! and perft 1-3 (shortcut and plain counters), on every CPU path this
+//! machine supports, over seeded random positions in four families: random
 //! play from the suite positions, standard and Chess960; random legal
 //! placements with castling rights and en-passant squares where the board
 //! allows them; and Chess960 starting positions plus random play.
 
+use perft::chess::cpu::CpuPath;
 use perft::chess::reference::{self, RefBoard};
-use perft::perft::perft as fast_perft;
+use perft::perft::{perft_on, perft_plain_on};
 use perft::{Move, Position};
 use proptest::prelude::*;
 
@@ -245,12 +247,38 @@ fn fast_moves(pos: &Position) -> Vec<Move> {
     moves
 }
 
-/// The move sets agree at `pos` and at each child; after each move the
-/// position matches the reference board and its key the recomputed one.
+/// Every CPU path this machine can run (the others would run portable
+/// code under their name, so they are left out, not faked).
+fn paths() -> Vec<CpuPath> {
+    CpuPath::supported()
+}
+
+/// The move list and popcount generated on `cpu`, sorted like `fast_moves`.
+fn moves_on(cpu: CpuPath, pos: &Position) -> (Vec<Move>, u64) {
+    let (list, n) = pos.legal_moves_on(cpu);
+    let mut moves: Vec<Move> = list.iter().copied().collect();
+    moves.sort_by_key(|mv| mv.to_bits());
+    (moves, n)
+}
+
+/// The move sets agree at `pos` and at each child, on every CPU path; after
+/// each move the position matches the reference board and its key the
+/// recomputed one.
 fn check_node_and_children(pos: &Position) -> Result<(), TestCaseError> {
     let fen = pos.to_fen();
     let moves = fast_moves(pos);
     prop_assert_eq!(&moves, &reference::legal_moves(pos), "move sets of {}", fen);
+    for cpu in paths() {
+        let (on_path, n) = moves_on(cpu, pos);
+        prop_assert_eq!(&on_path, &moves, "move sets of {} on the {} path", fen, cpu);
+        prop_assert_eq!(
+            n,
+            moves.len() as u64,
+            "bulk count of {} on the {} path",
+            fen,
+            cpu
+        );
+    }
     prop_assert_eq!(
         pos.count_moves(),
         moves.len() as u64,
@@ -269,13 +297,24 @@ fn check_node_and_children(pos: &Position) -> Result<(), TestCaseError> {
             mv,
             fen
         );
+        let expected = reference::legal_moves(&child);
         prop_assert_eq!(
             fast_moves(&child),
-            reference::legal_moves(&child),
+            expected.clone(),
             "move sets after {:?} in {}",
             mv,
             fen
         );
+        for cpu in paths() {
+            prop_assert_eq!(
+                moves_on(cpu, &child).0,
+                expected.clone(),
+                "move sets after {:?} in {} on the {} path",
+                mv,
+                fen,
+                cpu
+            );
+        }
     }
     Ok(())
 }
@@ -296,8 +335,29 @@ proptest! {
     fn perft_1_to_3_equals_the_reference_generator(seed in any::<u64>()) {
         let pos = random_position(seed);
         for depth in 1..=3 {
-            prop_assert_eq!(fast_perft(&pos, depth), reference::perft(&pos, depth), "{} depth {}", pos.to_fen(), depth);
+            let expected = reference::perft(&pos, depth);
+            for cpu in paths() {
+                prop_assert_eq!(perft_on(cpu, &pos, depth), expected, "{} depth {} on the {} path", pos.to_fen(), depth, cpu);
+                prop_assert_eq!(perft_plain_on(cpu, &pos, depth), expected, "{} depth {} (plain) on the {} path", pos.to_fen(), depth, cpu);
+            }
         }
+    }
+}
+
+#[test]
+fn this_machine_runs_every_path_the_properties_claim() {
+    // The properties above run on `CpuPath::supported()`. Portable always
+    // exists; on an x86-64 CI machine POPCNT does too, so a detection bug
+    // that dropped paths would show here rather than shrink the tests.
+    let supported = paths();
+    assert!(supported.contains(&CpuPath::Portable));
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("popcnt") {
+        assert!(supported.contains(&CpuPath::Popcnt), "{supported:?}");
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("bmi2") {
+        assert!(supported.contains(&CpuPath::Bmi2), "{supported:?}");
     }
 }
 

@@ -31,7 +31,7 @@ use crate::chess::attacks::{
     between, bishop_rays, king_attacks, knight_attacks, line, pawn_attacks, rook_rays,
 };
 use crate::chess::bitboard::Bitboard;
-use crate::chess::cpu::{Compiled, Cpu};
+use crate::chess::cpu::{Compiled, Cpu, CpuFn, CpuPath};
 use crate::chess::moves::{Move, MoveKind, MoveList, PieceMoves};
 use crate::chess::piece::{Color, Piece};
 use crate::chess::position::Position;
@@ -541,6 +541,42 @@ impl Position {
             Color::White => count::<Compiled, White>(Compiled, self),
             Color::Black => count::<Compiled, Black>(Compiled, self),
         }
+    }
+
+    /// All legal moves, generated on the CPU path `cpu` (a path this CPU
+    /// lacks runs portable), with the move count by popcount on the same
+    /// path. The same list and count as [`legal_moves`](Self::legal_moves)
+    /// and [`count_moves`](Self::count_moves): for the tests that hold every
+    /// compiled path to the reference generator.
+    pub fn legal_moves_on(&self, cpu: CpuPath) -> (MoveList, u64) {
+        struct Generate<'a>(&'a Position);
+        impl CpuFn for Generate<'_> {
+            type Output = (MoveList, u64);
+            fn call<C: Cpu>(self, cpu: C) -> (MoveList, u64) {
+                let pos = self.0;
+                cpu.outlined(|| {
+                    let mut list = MoveList::new();
+                    let visit = |pm: PieceMoves| {
+                        for mv in pm {
+                            list.push(mv);
+                        }
+                        false
+                    };
+                    let n = match pos.side_to_move() {
+                        Color::White => {
+                            generate::<C, White, _>(cpu, pos, visit);
+                            count::<C, White>(cpu, pos)
+                        }
+                        Color::Black => {
+                            generate::<C, Black, _>(cpu, pos, visit);
+                            count::<C, Black>(cpu, pos)
+                        }
+                    };
+                    (list, n)
+                })
+            }
+        }
+        cpu.run(Generate(self))
     }
 
     /// All legal moves.
