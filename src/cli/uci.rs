@@ -565,15 +565,10 @@ impl UciSession {
     }
 }
 
-/// Runs `perft uci` until `quit` or the end of input.
-///
-/// `--hash SIZE` sets the perft table of `go perft` and the `Hash` option's
-/// starting value (whole MiB; the TT uses it too); a GUI's `setoption name
-/// Hash` changes both later. `--no-hash` counts `go perft` without a table
-/// for the whole session (`Hash` then sizes only the search TT). A bad
-/// `--hash` is an error before the loop starts (exit code 2).
-pub fn run_uci(args: UciArgs) -> Result<u8, Error> {
-    let out: SharedOut = Arc::new(Mutex::new(Box::new(std::io::stdout())));
+/// The session `perft uci` starts with: `--threads`, `--hash` and
+/// `--no-hash` applied, the perft driver built (a table too small or too
+/// large for the machine is an error here, not at the first `go perft`).
+fn session_for(args: &UciArgs, out: SharedOut) -> Result<UciSession, Error> {
     let mut session = UciSession::new(args.engine.config(0)?, out);
     if args.engine.no_hash {
         session.no_perft_table = true;
@@ -589,9 +584,20 @@ pub fn run_uci(args: UciArgs) -> Result<u8, Error> {
                 .min(MAX_HASH_MIB);
         }
     }
-    // Build the driver now: a table too small or too large for the machine
-    // is an error here, not a message at the first `go perft`.
     session.perft = Some(build_perft(session.config.clone())?);
+    Ok(session)
+}
+
+/// Runs `perft uci` until `quit` or the end of input.
+///
+/// `--hash SIZE` sets the perft table of `go perft` and the `Hash` option's
+/// starting value (whole MiB; the TT uses it too); a GUI's `setoption name
+/// Hash` changes both later. `--no-hash` counts `go perft` without a table
+/// for the whole session (`Hash` then sizes only the search TT). A bad
+/// `--hash` is an error before the loop starts (exit code 2).
+pub fn run_uci(args: UciArgs) -> Result<u8, Error> {
+    let out: SharedOut = Arc::new(Mutex::new(Box::new(std::io::stdout())));
+    let mut session = session_for(&args, out)?;
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         if !session.handle(&line?)? {
@@ -620,6 +626,39 @@ mod tests {
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+
+    /// The perft table `go perft` would count with, after `setup` lines.
+    fn perft_table_bytes(flags: &[&str], setup: &[&str]) -> u128 {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            uci: UciArgs,
+        }
+        let cli = Cli::try_parse_from(std::iter::once("uci").chain(flags.iter().copied())).unwrap();
+        let out: SharedOut = Arc::new(Mutex::new(Box::new(Buffer::default())));
+        let mut session = session_for(&cli.uci, out).unwrap();
+        for line in setup {
+            session.handle(line).unwrap();
+        }
+        session.perft.as_ref().map_or(0, |p| p.config().hash_bytes)
+    }
+
+    #[test]
+    fn hash_flags_take_effect_and_no_hash_outlives_setoption_hash() {
+        assert_eq!(
+            perft_table_bytes(&[], &[]),
+            16 << 20,
+            "Stockfish's default Hash"
+        );
+        assert_eq!(perft_table_bytes(&["--hash", "64MiB"], &[]), 64 << 20);
+        assert_eq!(perft_table_bytes(&["--hash", "none"], &[]), 0);
+        assert_eq!(perft_table_bytes(&["--no-hash"], &[]), 0);
+        // A GUI's Hash sizes the table, except under --no-hash.
+        let set = ["setoption name Hash value 32", "go perft 1"];
+        assert_eq!(perft_table_bytes(&[], &set), 32 << 20);
+        assert_eq!(perft_table_bytes(&["--no-hash"], &set), 0);
     }
 
     fn session_output(input: &str) -> String {
