@@ -247,6 +247,33 @@ fn verify_table(
     ))
 }
 
+/// `--verify-table` when `asked` (see [`verify_table`]), with its warnings:
+/// nothing to verify without a table, or a second run that was stopped.
+#[allow(clippy::too_many_arguments)]
+fn verify_if_asked(
+    asked: bool,
+    perft: Perft,
+    pos: &Position,
+    depth: u32,
+    first: &Counted,
+    progress: &ProgressFactory,
+    interrupt: &Interrupt,
+    time_left: Option<Duration>,
+    warnings: &mut Vec<Warning>,
+) -> Result<(Option<TableCheck>, Option<StoppedBy>), Error> {
+    if !asked {
+        return Ok((None, None));
+    }
+    if perft.table().is_none() {
+        warnings.push(Warning::NothingToVerify);
+    }
+    let (check, stopped) = verify_table(perft, pos, depth, first, progress, interrupt, time_left)?;
+    if let Some(by) = stopped {
+        warnings.push(Warning::VerifyStopped { by });
+    }
+    Ok((check, stopped))
+}
+
 /// The exit code of a count or divide.
 fn exit_code(complete: bool, stopped: Option<StoppedBy>, check: Option<&TableCheck>) -> u8 {
     match (stopped, check) {
@@ -306,28 +333,65 @@ fn long_run_warning(pos: &Position, depth: u32, threads: usize) -> Option<Warnin
     })
 }
 
-/// Runs `perft count`.
-pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
+/// What `count` and `divide` share: the position, the run, its
+/// verification and its warnings (already printed on stderr).
+struct Done {
+    pos: Position,
+    outcome: Counted,
+    threads: usize,
+    engine: report::EngineInfo,
+    table: Option<report::TableStats>,
+    table_used: bool,
+    table_check: Option<TableCheck>,
+    /// What stopped the run or its verification, if anything.
+    stopped: Option<StoppedBy>,
+    warnings: Vec<Warning>,
+}
+
+impl Done {
+    fn exit_code(&self) -> u8 {
+        exit_code(
+            self.outcome.complete,
+            self.stopped,
+            self.table_check.as_ref(),
+        )
+    }
+}
+
+/// Counts for `count` (`timing`: with the timing warnings) and `divide`.
+#[allow(clippy::too_many_arguments)]
+fn count_or_divide(
+    position: &PositionArgs,
+    engine_args: &EngineArgs,
+    depth: u32,
+    stats: bool,
+    max_time: Option<f64>,
+    verify: bool,
+    json: bool,
+    quiet: bool,
+    timing: bool,
+) -> Result<Done, Error> {
     let start = Instant::now();
-    let (pos, oddities) = resolve_position_warned(&args.position)?;
-    let perft = build_driver(&args.engine, args.depth, args.stats)?;
-    let progress = ProgressFactory::new(args.json, quiet);
+    let (pos, oddities) = resolve_position_warned(position)?;
+    let perft = build_driver(engine_args, depth, stats)?;
+    let progress = ProgressFactory::new(json, quiet);
     let threads = perft.config().threads;
-    let long = long_run_warning(&pos, args.depth, threads);
+    let long = long_run_warning(&pos, depth, threads);
     emit_warnings(long.as_slice(), quiet);
     let interrupt = Interrupt::install();
     let outcome = counted(
         &perft,
         &pos,
-        args.depth,
+        depth,
         &progress,
-        args.stats,
+        stats,
         &interrupt,
-        time_left(args.max_time, start.elapsed()),
+        time_left(max_time, start.elapsed()),
     );
-    let seconds = outcome.seconds;
     let mut warnings = oddities;
-    warnings.extend(timing_warnings(threads, None));
+    if timing {
+        warnings.extend(timing_warnings(threads, None));
+    }
     if let Some(by) = outcome.stopped {
         warnings.push(Warning::Partial {
             done: outcome.moves.len(),
@@ -340,29 +404,60 @@ pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
         .table()
         .map(|_| report::TableStats::from(&outcome.stats));
     let table_used = perft.table().is_some();
-    let (table_check, verify_stopped) = if args.verify_table {
-        verify_table(
-            perft,
-            &pos,
-            args.depth,
-            &outcome,
-            &progress,
-            &interrupt,
-            time_left(args.max_time, start.elapsed()),
-        )?
-    } else {
-        (None, None)
-    };
-    if args.verify_table && !table_used {
-        warnings.push(Warning::NothingToVerify);
-    }
-    if let Some(by) = verify_stopped {
-        warnings.push(Warning::VerifyStopped { by });
-    }
+    let (table_check, verify_stopped) = verify_if_asked(
+        verify,
+        perft,
+        &pos,
+        depth,
+        &outcome,
+        &progress,
+        &interrupt,
+        time_left(max_time, start.elapsed()),
+        &mut warnings,
+    )?;
     emit_warnings(&warnings, quiet);
     // Printed before the run; listed in the report too.
     warnings.extend(long);
     let stopped = outcome.stopped.or(verify_stopped);
+    Ok(Done {
+        pos,
+        outcome,
+        threads,
+        engine,
+        table,
+        table_used,
+        table_check,
+        stopped,
+        warnings,
+    })
+}
+
+/// Runs `perft count`.
+pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
+    let done = count_or_divide(
+        &args.position,
+        &args.engine,
+        args.depth,
+        args.stats,
+        args.max_time,
+        args.verify_table,
+        args.json,
+        quiet,
+        true,
+    )?;
+    let code = done.exit_code();
+    let Done {
+        pos,
+        outcome,
+        threads,
+        engine,
+        table,
+        table_used,
+        table_check,
+        stopped,
+        warnings,
+    } = done;
+    let seconds = outcome.seconds;
     let report = CountReport {
         header: Header::new("count"),
         fen: pos.to_fen(),
@@ -391,38 +486,39 @@ pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
     } else {
         write_out(&report.to_text())?;
     }
-    Ok(exit_code(
-        outcome.complete,
-        stopped,
-        report.table_check.as_ref(),
-    ))
+    Ok(code)
 }
 
 /// Runs `perft divide`.
 pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
-    let start = Instant::now();
     if args.depth == 0 {
         return Err(Error::Usage(
             "divide: DEPTH must be at least 1 (perft 0 is 1, with no move to divide by)".into(),
         ));
     }
-    let (pos, oddities) = resolve_position_warned(&args.position)?;
-    let perft = build_driver(&args.engine, args.depth, args.stats)?;
-    let progress = ProgressFactory::new(args.json, quiet);
-    let threads = perft.config().threads;
-    let long = long_run_warning(&pos, args.depth, threads);
-    emit_warnings(long.as_slice(), quiet);
-    let interrupt = Interrupt::install();
-    let outcome = counted(
-        &perft,
-        &pos,
+    let done = count_or_divide(
+        &args.position,
+        &args.engine,
         args.depth,
-        &progress,
         args.stats,
-        &interrupt,
-        time_left(args.max_time, start.elapsed()),
-    );
-    let seconds = outcome.seconds;
+        args.max_time,
+        args.verify_table,
+        args.json,
+        quiet,
+        false,
+    )?;
+    let code = done.exit_code();
+    let Done {
+        pos,
+        outcome,
+        threads,
+        engine,
+        table_used,
+        table_check,
+        stopped,
+        warnings,
+        ..
+    } = done;
     let chess960 = pos.is_chess960();
     let mut moves: Vec<DivideEntry> = outcome
         .moves
@@ -439,38 +535,6 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         })
         .collect();
     moves.sort_by(|a, b| a.mv.cmp(&b.mv));
-    let mut warnings = oddities;
-    if let Some(by) = outcome.stopped {
-        warnings.push(Warning::Partial {
-            done: outcome.moves.len(),
-            total: outcome.root_moves,
-            by,
-        });
-    }
-    let engine = report::EngineInfo::of(&perft);
-    let table_used = perft.table().is_some();
-    let (table_check, verify_stopped) = if args.verify_table {
-        verify_table(
-            perft,
-            &pos,
-            args.depth,
-            &outcome,
-            &progress,
-            &interrupt,
-            time_left(args.max_time, start.elapsed()),
-        )?
-    } else {
-        (None, None)
-    };
-    if args.verify_table && !table_used {
-        warnings.push(Warning::NothingToVerify);
-    }
-    if let Some(by) = verify_stopped {
-        warnings.push(Warning::VerifyStopped { by });
-    }
-    emit_warnings(&warnings, quiet);
-    warnings.extend(long);
-    let stopped = outcome.stopped.or(verify_stopped);
     let report = DivideReport {
         header: Header::new("divide"),
         fen: pos.to_fen(),
@@ -483,7 +547,7 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         table_check,
         root_moves: outcome.root_moves,
         threads,
-        seconds,
+        seconds: outcome.seconds,
         table_used,
         stats: outcome
             .leaves
@@ -497,9 +561,5 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
     } else {
         write_out(&report.to_text())?;
     }
-    Ok(exit_code(
-        outcome.complete,
-        stopped,
-        report.table_check.as_ref(),
-    ))
+    Ok(code)
 }
