@@ -26,6 +26,16 @@ pub enum EngineKind {
     Perftree,
 }
 
+impl EngineKind {
+    /// The flag value, as reports name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Uci => "uci",
+            EngineKind::Perftree => "perftree",
+        }
+    }
+}
+
 /// How to talk to an external engine: the flags `compare`, `fuzz` and
 /// `suite --engine` share. Each needs `--engine` (id `engine_cmd`).
 #[derive(Debug, Args, Clone)]
@@ -124,10 +134,6 @@ fn resolve_command(command: &str) -> String {
     }
 }
 
-fn start_engine(args: &CompareArgs) -> Result<Box<dyn DivideEngine>, Error> {
-    start_engine_with(&args.engine, &args.protocol)
-}
-
 /// Starts the engine `command` of `kind` with its `--engine-option`s and
 /// `--engine-timeout` (shared by `compare`, `suite --engine` and `fuzz`).
 pub fn start_engine_with(
@@ -197,14 +203,11 @@ pub fn run_compare(args: CompareArgs, quiet: bool) -> Result<u8, Error> {
             Some(text)
         })
         .collect();
-    let mut engine = start_engine(&args)?;
+    let mut engine = start_engine_with(&args.engine, &args.protocol)?;
     let interrupt = Interrupt::install();
     let progress = ProgressFactory::new(args.json, quiet);
     let style = Style::stdout();
-    let kind = match args.protocol.engine_kind {
-        EngineKind::Uci => "uci",
-        EngineKind::Perftree => "perftree",
-    };
+    let kind = args.protocol.engine_kind.name();
     if !args.json {
         write_out(&format!("engine    {} ({kind})\n", args.engine))?;
     }

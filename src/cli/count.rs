@@ -21,10 +21,10 @@ use crate::report::{
     Warning,
 };
 
-/// `perft count` arguments.
+/// `perft count` and `perft divide` arguments (the same flags).
 #[derive(Debug, Args)]
 pub struct CountArgs {
-    /// Depth in plies.
+    /// Depth in plies (divide: at least 1).
     #[arg(value_parser = clap::value_parser!(u32).range(0..=crate::perft::MAX_PERFT_DEPTH as i64))]
     pub depth: u32,
     /// Position and moves.
@@ -52,36 +52,8 @@ pub struct CountArgs {
     pub json: bool,
 }
 
-/// `perft divide` arguments.
-#[derive(Debug, Args)]
-pub struct DivideArgs {
-    /// Depth in plies (at least 1).
-    #[arg(value_parser = clap::value_parser!(u32).range(0..=crate::perft::MAX_PERFT_DEPTH as i64))]
-    pub depth: u32,
-    /// Position and moves.
-    #[command(flatten)]
-    pub position: PositionArgs,
-    /// Threads and hash.
-    #[command(flatten)]
-    pub engine: EngineArgs,
-    /// Also classify the leaves as the published tables do: captures, en
-    /// passant, castles, promotions, checks, discovered checks, double
-    /// checks, checkmates (no perft table: every leaf is counted).
-    #[arg(long)]
-    pub stats: bool,
-    /// Stop after SECONDS of wall time: the root moves finished by then are
-    /// reported, marked partial, and the exit code is 124.
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    pub max_time: Option<f64>,
-    /// Count a second time with independent Zobrist keys (another seed) and
-    /// a fresh table, and compare: a false table hit cannot go unnoticed
-    /// (exit 1 if the runs differ). Twice the time.
-    #[arg(long, conflicts_with_all = ["no_hash", "stats"])]
-    pub verify_table: bool,
-    /// Print one JSON object on stdout (and nothing else).
-    #[arg(long)]
-    pub json: bool,
-}
+/// `perft divide` takes exactly `perft count`'s flags.
+pub type DivideArgs = CountArgs;
 
 /// Divides `pos` with a root-move progress bar, stopping on `stop`.
 pub fn divide_with_progress(
@@ -274,14 +246,14 @@ fn verify_if_asked(
     Ok((check, stopped))
 }
 
-/// The exit code of a count or divide.
-fn exit_code(complete: bool, stopped: Option<StoppedBy>, check: Option<&TableCheck>) -> u8 {
+/// The exit code of a count or divide (`stopped` is set whenever the run
+/// or its verification did not finish).
+fn exit_code(stopped: Option<StoppedBy>, check: Option<&TableCheck>) -> u8 {
     match (stopped, check) {
         (_, Some(c)) if !c.agrees => EXIT_MISMATCH,
         (Some(StoppedBy::MaxTime), _) => EXIT_TIME_LIMIT,
         (Some(StoppedBy::Interrupt), _) => EXIT_INTERRUPTED,
-        (None, _) if complete => EXIT_OK,
-        (None, _) => EXIT_INTERRUPTED,
+        (None, _) => EXIT_OK,
     }
 }
 
@@ -350,27 +322,22 @@ struct Done {
 
 impl Done {
     fn exit_code(&self) -> u8 {
-        exit_code(
-            self.outcome.complete,
-            self.stopped,
-            self.table_check.as_ref(),
-        )
+        exit_code(self.stopped, self.table_check.as_ref())
     }
 }
 
 /// Counts for `count` (`timing`: with the timing warnings) and `divide`.
-#[allow(clippy::too_many_arguments)]
-fn count_or_divide(
-    position: &PositionArgs,
-    engine_args: &EngineArgs,
-    depth: u32,
-    stats: bool,
-    max_time: Option<f64>,
-    verify: bool,
-    json: bool,
-    quiet: bool,
-    timing: bool,
-) -> Result<Done, Error> {
+fn count_or_divide(args: &CountArgs, quiet: bool, timing: bool) -> Result<Done, Error> {
+    let CountArgs {
+        ref position,
+        engine: ref engine_args,
+        depth,
+        stats,
+        max_time,
+        verify_table: verify,
+        json,
+        ..
+    } = *args;
     let start = Instant::now();
     let (pos, oddities) = resolve_position_warned(position)?;
     let perft = build_driver(engine_args, depth, stats)?;
@@ -434,17 +401,7 @@ fn count_or_divide(
 
 /// Runs `perft count`.
 pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
-    let done = count_or_divide(
-        &args.position,
-        &args.engine,
-        args.depth,
-        args.stats,
-        args.max_time,
-        args.verify_table,
-        args.json,
-        quiet,
-        true,
-    )?;
+    let done = count_or_divide(&args, quiet, true)?;
     let code = done.exit_code();
     let Done {
         pos,
@@ -496,17 +453,7 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
             "divide: DEPTH must be at least 1 (perft 0 is 1, with no move to divide by)".into(),
         ));
     }
-    let done = count_or_divide(
-        &args.position,
-        &args.engine,
-        args.depth,
-        args.stats,
-        args.max_time,
-        args.verify_table,
-        args.json,
-        quiet,
-        false,
-    )?;
+    let done = count_or_divide(&args, quiet, false)?;
     let code = done.exit_code();
     let Done {
         pos,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use super::compare::{EngineKind, EngineProtocolArgs, Spinning, start_engine_with};
+use super::compare::{EngineProtocolArgs, Spinning, start_engine_with};
 use super::config::{EngineArgs, parse_seconds, shell_quote};
 use super::output::{Style, write_json, write_out};
 use super::progress::{Interrupt, ProgressFactory};
@@ -67,10 +67,7 @@ pub fn run_fuzz(args: FuzzArgs, quiet: bool) -> Result<u8, Error> {
     let interrupt = Interrupt::install();
     let progress = ProgressFactory::new(args.json, quiet);
     let style = Style::stdout();
-    let kind = match args.protocol.engine_kind {
-        EngineKind::Uci => "uci",
-        EngineKind::Perftree => "perftree",
-    };
+    let kind = args.protocol.engine_kind.name();
     let mut generator = RandomPositions::new(args.seed, args.chess960);
     let budget = args.time.map(Duration::from_secs_f64);
     let start = Instant::now();

@@ -205,7 +205,6 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
     let start = Instant::now();
     let mut positions = Vec::new();
     let mut summary = SuiteSummary::default();
-    let mut complete = true;
     let bar = progress.counter(selected.len(), "positions", "suite");
     let deadline = args.max_time.map(|t| start + Duration::from_secs_f64(t));
     let mut stopped_by = None;
@@ -213,7 +212,6 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
         // The position's limit: --timeout, or less when --max-time ends first.
         let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
         if left == Some(Duration::ZERO) {
-            complete = false;
             stopped_by = Some(StoppedBy::MaxTime);
             summary.positions_not_run = selected.len() - i;
             break;
@@ -366,10 +364,8 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
             || (args.fail_fast && status == PositionStatus::Fail);
         if stop_now {
             if status == PositionStatus::Interrupted || interrupt.is_set() {
-                complete = false;
                 stopped_by = Some(StoppedBy::Interrupt);
             } else if status == PositionStatus::MaxTime {
-                complete = false;
                 stopped_by = Some(StoppedBy::MaxTime);
             }
             summary.positions_not_run = selected.len() - i - 1;
@@ -391,7 +387,7 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
         fail_fast: args.fail_fast,
         stats: args.stats,
         threads,
-        complete,
+        complete: stopped_by.is_none(),
         stopped_by,
         positions,
         summary,
@@ -404,7 +400,7 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
     }
     Ok(if stopped_by == Some(StoppedBy::MaxTime) {
         crate::error::EXIT_TIME_LIMIT
-    } else if !complete {
+    } else if stopped_by.is_some() {
         EXIT_INTERRUPTED
     } else if report.summary.counts_failed > 0 {
         EXIT_MISMATCH

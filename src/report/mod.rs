@@ -357,10 +357,7 @@ impl std::fmt::Display for Warning {
             Warning::VerifyStopped { by } => write!(
                 f,
                 "--verify-table: the second run was {}: the count is complete but unverified",
-                match by {
-                    StoppedBy::Interrupt => "interrupted",
-                    StoppedBy::MaxTime => "stopped by --max-time",
-                }
+                by.text()
             ),
             Warning::Oddity { oddity, place } => match place {
                 Some(place) => write!(f, "{place}: {oddity}"),
