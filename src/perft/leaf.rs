@@ -48,7 +48,7 @@
 
 use std::marker::PhantomData;
 
-use crate::chess::attacks::{king_attacks, knight_attacks, pawn_attacks};
+use crate::chess::attacks::{between, king_attacks, knight_attacks, pawn_attacks};
 use crate::chess::bitboard::Bitboard;
 use crate::chess::cpu::Cpu;
 use crate::chess::movegen::{self, MoveSink, NodeInfo, Side};
@@ -98,32 +98,71 @@ struct Footprint {
 
 impl Footprint {
     /// The footprint of `O`'s reply count in `pos` (side `S` to move, not
-    /// in check), and `O`'s slider attack sets on the way (into `sliders`).
+    /// in check), and the [`Mobility`] of `O`'s unpinned pieces.
     #[inline(always)]
-    fn new<C: Cpu, S: Side>(cpu: C, pos: &Position, sliders: &mut Sliders) -> Footprint {
+    fn new<C: Cpu, S: Side>(cpu: C, pos: &Position) -> (Footprint, Mobility) {
         let o = <S::Other as Side>::COLOR;
         let own = pos.colors(o);
-        let occ = pos.occupied();
-        let mut mobility = Bitboard::EMPTY;
+        let enemy = pos.colors(S::COLOR);
+        let occ = own | enemy;
+        let king = pos.king(o);
+        // Pins of O's pieces: the lines from O's king through its own first
+        // piece up to the next one; a slider of S there pins that piece.
+        let first = (cpu.bishop_attacks(king, occ) | cpu.rook_attacks(king, occ)) & own;
+        let (xray_diagonal, xray_orthogonal) = (
+            cpu.bishop_attacks(king, occ ^ first),
+            cpu.rook_attacks(king, occ ^ first),
+        );
+        let mut all = xray_diagonal | xray_orthogonal;
+        let mut pinned = Bitboard::EMPTY;
+        for sniper in xray_diagonal & pos.diagonal_sliders() & enemy {
+            pinned |= between(king, sniper) & first;
+        }
+        for sniper in xray_orthogonal & pos.orthogonal_sliders() & enemy {
+            pinned |= between(king, sniper) & first;
+        }
+        let mut free = Mobility {
+            sliders: [(Square::from_index(0), false, Bitboard::EMPTY); MAX_SLIDERS],
+            len: 0,
+            complete: true,
+            slider_touch: Bitboard::EMPTY,
+            pawns: pos.pieces(Piece::Pawn) & own & !pinned,
+            pawn_touch: Bitboard::EMPTY,
+            pawn_count: 0,
+            knights: pos.pieces(Piece::Knight) & own & !pinned,
+            castle_rooks: pos.castle_rooks() & own,
+            occ,
+            own,
+            enemy,
+        };
         // O's sliders.
+        let mut mobility = Bitboard::EMPTY;
         for sq in pos.diagonal_sliders() & own {
             let attacks = cpu.bishop_attacks(sq, occ);
-            sliders.push(sq, false, attacks);
             mobility |= attacks;
+            if !pinned.contains(sq) {
+                free.push(sq, false, attacks);
+            }
         }
         for sq in pos.orthogonal_sliders() & own {
             let attacks = cpu.rook_attacks(sq, occ);
-            sliders.push(sq, true, attacks);
             mobility |= attacks;
+            if !pinned.contains(sq) {
+                free.push(sq, true, attacks);
+            }
         }
         // O's pawns: pushes (both squares of a double push) and captures.
         let pawns = pos.pieces(Piece::Pawn) & own;
         let push = <S::Other as Side>::up(pawns);
         mobility |= push | <S::Other as Side>::up(push & <S::Other as Side>::RANK_3);
         mobility |= <S::Other as Side>::up_west(pawns) | <S::Other as Side>::up_east(pawns);
+        let push = <S::Other as Side>::up(free.pawns);
+        free.pawn_touch = push
+            | <S::Other as Side>::up(push & <S::Other as Side>::RANK_3)
+            | <S::Other as Side>::up_west(free.pawns)
+            | <S::Other as Side>::up_east(free.pawns);
+        free.pawn_count = pawn_count::<S::Other>(free.pawns, occ, enemy);
         // O's king: the squares whose attack status matters.
-        let mut all = Bitboard::EMPTY;
-        let king = pos.king(o);
         let mut area = (king_attacks(king) & !own) | king.bitboard();
         let mut beyond_rooks = Bitboard::EMPTY;
         for rook in pos.castle_rooks() & own {
@@ -145,10 +184,6 @@ impl Footprint {
             knight |= knight_attacks(sq);
             pawn |= pawn_attacks(o, sq);
         }
-        // Pins of O's pieces: the lines from O's king through its own first
-        // piece up to the next one.
-        let first = (cpu.bishop_attacks(king, occ) | cpu.rook_attacks(king, occ)) & own;
-        all |= cpu.bishop_attacks(king, occ ^ first) | cpu.rook_attacks(king, occ ^ first);
         // Double pushes next to O's pawns may create an en-passant capture.
         let ep = Bitboard((pawns.0 & NOT_A) >> 1) | Bitboard((pawns.0 & NOT_H) << 1);
         let king_zone = Zone {
@@ -156,42 +191,21 @@ impl Footprint {
             knight: all | knight,
             pawn: all | pawn | ep,
         };
-        Footprint {
+        let footprint = Footprint {
             base: Zone {
                 all: king_zone.all | mobility,
                 knight: king_zone.knight | mobility,
                 pawn: king_zone.pawn | mobility,
             },
             king: king_zone,
-        }
+        };
+        (footprint, free)
     }
 }
 
-/// `O`'s slider attack sets in `P` (a queen twice: diagonal and orthogonal).
-struct Sliders {
-    /// Square, orthogonal, attack set.
-    entries: [(Square, bool, Bitboard); 32],
-    len: usize,
-}
-
-impl Sliders {
-    #[inline(always)]
-    fn new() -> Sliders {
-        Sliders {
-            entries: [(Square::from_index(0), false, Bitboard::EMPTY); 32],
-            len: 0,
-        }
-    }
-
-    #[inline(always)]
-    fn push(&mut self, sq: Square, orthogonal: bool, attacks: Bitboard) {
-        // 15 pieces besides the king, a queen counted twice: at most 30.
-        if self.len < self.entries.len() {
-            self.entries[self.len] = (sq, orthogonal, attacks);
-            self.len += 1;
-        }
-    }
-}
+/// Room for `O`'s unpinned sliders, a queen counted twice (diagonal and
+/// orthogonal): 9 queens, 2 rooks and 2 bishops make 22.
+const MAX_SLIDERS: usize = 24;
 
 /// How `O`'s reply count changes under a quiet move of `S` outside the
 /// king zone of the [`Footprint`]. Such a move leaves `O` out of check, its
@@ -201,9 +215,12 @@ impl Sliders {
 /// change, and both are recounted here from the changed occupancy.
 struct Mobility {
     /// `O`'s unpinned sliders (a pinned one moves on its pin line only, and
-    /// that line is in the king zone).
-    sliders: [(Square, bool, Bitboard); 32],
+    /// that line is in the king zone): square, orthogonal, attack set.
+    sliders: [(Square, bool, Bitboard); MAX_SLIDERS],
     len: usize,
+    /// False if some did not fit (a position with more sliders than a game
+    /// can have): then no delta is used.
+    complete: bool,
     /// The union of their attack sets: a move elsewhere changes none.
     slider_touch: Bitboard,
     /// `O`'s unpinned pawns.
@@ -225,39 +242,14 @@ struct Mobility {
 
 impl Mobility {
     #[inline(always)]
-    fn new<S: Side>(pos: &Position, sliders: &Sliders) -> Mobility {
-        let o = <S::Other as Side>::COLOR;
-        let own = pos.colors(o);
-        let enemy = pos.colors(S::COLOR);
-        let occ = own | enemy;
-        let pinned = NodeInfo::new::<S::Other>(pos).pinned;
-        let mut free = Mobility {
-            sliders: [(Square::from_index(0), false, Bitboard::EMPTY); 32],
-            len: 0,
-            slider_touch: Bitboard::EMPTY,
-            pawns: pos.pieces(Piece::Pawn) & own & !pinned,
-            pawn_touch: Bitboard::EMPTY,
-            pawn_count: 0,
-            knights: pos.pieces(Piece::Knight) & own & !pinned,
-            castle_rooks: pos.castle_rooks() & own,
-            occ,
-            own,
-            enemy,
-        };
-        for &(sq, orthogonal, attacks) in &sliders.entries[..sliders.len] {
-            if !pinned.contains(sq) {
-                free.sliders[free.len] = (sq, orthogonal, attacks);
-                free.len += 1;
-                free.slider_touch |= attacks;
-            }
+    fn push(&mut self, sq: Square, orthogonal: bool, attacks: Bitboard) {
+        if self.len < MAX_SLIDERS {
+            self.sliders[self.len] = (sq, orthogonal, attacks);
+            self.len += 1;
+            self.slider_touch |= attacks;
+        } else {
+            self.complete = false;
         }
-        let push = <S::Other as Side>::up(free.pawns);
-        free.pawn_touch = push
-            | <S::Other as Side>::up(push & <S::Other as Side>::RANK_3)
-            | <S::Other as Side>::up_west(free.pawns)
-            | <S::Other as Side>::up_east(free.pawns);
-        free.pawn_count = pawn_count::<S::Other>(free.pawns, occ, enemy);
-        free
     }
 
     /// `O`'s reply count after `S` moves a piece from one square of `moved`
@@ -373,10 +365,9 @@ fn perft2_inline<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
         );
         return nodes;
     }
-    let mut sliders = Sliders::new();
-    let footprint = Footprint::new::<C, S>(cpu, pos, &mut sliders);
+    let (footprint, mobility) = Footprint::new::<C, S>(cpu, pos);
     let shortcut = Shortcut {
-        mobility: Mobility::new::<S>(pos, &sliders),
+        mobility,
         footprint,
         base: passed_count::<C, S>(cpu, pos),
     };
@@ -431,7 +422,7 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         match self.shortcut {
             Some(s) => {
                 let king = s.footprint.king.of(piece);
-                if king.contains(from) {
+                if king.contains(from) || !s.mobility.complete {
                     return Unmade::NONE;
                 }
                 let them = self.pos.colors(<S::Other as Side>::COLOR);
@@ -462,7 +453,7 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
     #[inline(always)]
     fn untouched_pawns(&self, to: Bitboard, delta: i32, promotion: bool) -> Unmade {
         match self.shortcut {
-            Some(s) if !promotion => {
+            Some(s) if !promotion && s.mobility.complete => {
                 // Origins outside a zone, shifted onto their targets.
                 let outside = |zone: Bitboard| {
                     let origins = if delta > 0 {
@@ -599,10 +590,9 @@ mod tests {
     /// (`base`, or `base` plus the mobility delta), and which way it was
     /// counted (an index into [`WAYS`]).
     fn shortcut<S: Side>(pos: &Position) -> Vec<(Move, u64, usize)> {
-        let mut sliders = Sliders::new();
-        let footprint = Footprint::new::<Compiled, S>(Compiled, pos, &mut sliders);
+        let (footprint, mobility) = Footprint::new::<Compiled, S>(Compiled, pos);
         let shortcut = Shortcut {
-            mobility: Mobility::new::<S>(pos, &sliders),
+            mobility,
             footprint,
             base: passed_count::<Compiled, S>(Compiled, pos),
         };
