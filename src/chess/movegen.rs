@@ -256,7 +256,7 @@ fn generate_with<C: Cpu, S: Side, const CHECK: bool, K: MoveSink>(
     if let Some(ep) = pos.ep_square() {
         let captured = Square::from_index((ep.index() as i32 - S::UP) as usize);
         for from in pawn_attacks(<S::Other as Side>::COLOR, ep) & pawns {
-            if pos.ep_capture_is_legal(S::COLOR, from, ep, captured) {
+            if pos.ep_capture_is_legal_on(cpu, S::COLOR, from, ep, captured) {
                 emit!(sink.special(PieceMoves {
                     piece: Piece::Pawn,
                     from,

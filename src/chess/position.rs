@@ -13,6 +13,7 @@ use crate::chess::attacks::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
 };
 use crate::chess::bitboard::Bitboard;
+use crate::chess::cpu::{Compiled, Cpu};
 use crate::chess::moves::{Move, MoveKind};
 use crate::chess::piece::{Color, Piece};
 use crate::chess::side::Side;
@@ -433,8 +434,9 @@ impl Position {
     /// hashed perft needs it, the plain one does not); clocks are not kept.
     /// `piece` moves from `from` to `to` with a normal move or capture.
     #[inline(always)]
-    pub(crate) fn make_normal<S: Side, const KEYS: bool>(
+    pub(crate) fn make_normal<C: Cpu, S: Side, const KEYS: bool>(
         &self,
+        cpu: C,
         piece: Piece,
         from: Square,
         to: Square,
@@ -468,7 +470,7 @@ impl Position {
             // Usually no enemy pawn is next to the pushed one: test that inline.
             let capturers =
                 pawn_attacks(S::COLOR, ep) & p.colored(<S::Other as Side>::COLOR, Piece::Pawn);
-            if capturers.nonempty() && p.ep_capture_possible_after_push(ep, to) {
+            if capturers.nonempty() && p.ep_capture_possible_after_push_on(cpu, ep, to) {
                 p.ep = Some(ep);
                 if KEYS {
                     p.hash ^= self.keys.ep(ep.file());
@@ -533,6 +535,20 @@ impl Position {
     /// Exact test: for each capturing pawn, make the capture on a scratch
     /// occupancy and look for any attack on the capturer's king.
     pub(crate) fn ep_capture_possible_after_push(&self, ep: Square, pushed: Square) -> bool {
+        self.ep_capture_possible_after_push_on(Compiled, ep, pushed)
+    }
+
+    /// [`ep_capture_possible_after_push`](Self::ep_capture_possible_after_push)
+    /// with the slider lookups of CPU path `C` (the perft makes: the
+    /// build's own lookups are magics in a default build, a second table
+    /// in the cache beside the path's PEXT one).
+    #[inline(always)]
+    pub(crate) fn ep_capture_possible_after_push_on<C: Cpu>(
+        &self,
+        cpu: C,
+        ep: Square,
+        pushed: Square,
+    ) -> bool {
         // The side that would capture is the one *not* to move in `self` until
         // `play_piece` flips sides, so read it from the pushed pawn's colour.
         let pusher = if self.colors[0].contains(pushed) {
@@ -547,7 +563,7 @@ impl Position {
         }
         capturers
             .into_iter()
-            .any(|c| self.ep_capture_is_legal(capturer_side, c, ep, pushed))
+            .any(|c| self.ep_capture_is_legal_on(cpu, capturer_side, c, ep, pushed))
     }
 
     /// Is the en-passant capture `c` x `ep` (removing the pawn on `captured`)
@@ -564,11 +580,25 @@ impl Position {
         ep: Square,
         captured: Square,
     ) -> bool {
+        self.ep_capture_is_legal_on(Compiled, side, c, ep, captured)
+    }
+
+    /// [`ep_capture_is_legal`](Self::ep_capture_is_legal) with the slider
+    /// lookups of CPU path `C`.
+    #[inline(always)]
+    pub(crate) fn ep_capture_is_legal_on<C: Cpu>(
+        &self,
+        cpu: C,
+        side: Color,
+        c: Square,
+        ep: Square,
+        captured: Square,
+    ) -> bool {
         let king = self.king(side);
         let occ = (self.occupied() ^ c.bitboard() ^ captured.bitboard()) | ep.bitboard();
         let them = self.colors(!side) & !captured.bitboard();
-        let attackers = (rook_attacks(king, occ) & self.orthogonal_sliders())
-            | (bishop_attacks(king, occ) & self.diagonal_sliders())
+        let attackers = (cpu.rook_attacks(king, occ) & self.orthogonal_sliders())
+            | (cpu.bishop_attacks(king, occ) & self.diagonal_sliders())
             | (knight_attacks(king) & self.pieces(Piece::Knight))
             | (pawn_attacks(side, king) & self.pieces(Piece::Pawn));
         (attackers & them).is_empty()

@@ -124,7 +124,8 @@ pub(crate) fn for_each_child<C: Cpu, S: Side, const KEYS: bool>(
     movegen::generate_into::<C, S, _>(
         cpu,
         pos,
-        &mut Children::<S, KEYS, _> {
+        &mut Children::<C, S, KEYS, _> {
+            cpu,
             pos,
             f,
             side: PhantomData,
@@ -133,17 +134,20 @@ pub(crate) fn for_each_child<C: Cpu, S: Side, const KEYS: bool>(
 }
 
 /// The [`MoveSink`] of the perft recursion: makes each child and hands it on.
-struct Children<'a, S, const KEYS: bool, F> {
+struct Children<'a, C, S, const KEYS: bool, F> {
+    cpu: C,
     pos: &'a Position,
     f: F,
     side: PhantomData<S>,
 }
 
-impl<S: Side, const KEYS: bool, F: FnMut(&Position)> MoveSink for Children<'_, S, KEYS, F> {
+impl<C: Cpu, S: Side, const KEYS: bool, F: FnMut(&Position)> MoveSink
+    for Children<'_, C, S, KEYS, F>
+{
     #[inline(always)]
     fn piece_moves(&mut self, piece: Piece, from: Square, to: Bitboard) -> bool {
         for to in to {
-            (self.f)(&self.pos.make_normal::<S, KEYS>(piece, from, to));
+            (self.f)(&self.pos.make_normal::<C, S, KEYS>(self.cpu, piece, from, to));
         }
         false
     }
@@ -157,7 +161,7 @@ impl<S: Side, const KEYS: bool, F: FnMut(&Position)> MoveSink for Children<'_, S
                     (self.f)(&self.pos.make_promotion::<S, KEYS>(from, to, piece));
                 }
             } else {
-                (self.f)(&self.pos.make_normal::<S, KEYS>(Piece::Pawn, from, to));
+                (self.f)(&self.pos.make_normal::<C, S, KEYS>(self.cpu, Piece::Pawn, from, to));
             }
         }
         false

@@ -529,7 +529,7 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
         let unmade = self.untouched(piece, from, to);
         self.add_unmade(unmade, |_| from);
         for to in to & !unmade.all() {
-            let child = self.pos.make_normal::<S, false>(piece, from, to);
+            let child = self.pos.make_normal::<C, S, false>(self.cpu, piece, from, to);
             *self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
         }
         false
@@ -548,7 +548,7 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
                     *self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
                 }
             } else {
-                let child = self.pos.make_normal::<S, false>(Piece::Pawn, from, to);
+                let child = self.pos.make_normal::<C, S, false>(self.cpu, Piece::Pawn, from, to);
                 *self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
             }
         }

@@ -428,7 +428,7 @@ impl<S: Side> MoveSink for Classifier<'_, S> {
         };
         let pos = self.pos;
         self.record_checks(direct, uncovered, |to| {
-            pos.make_normal::<S, false>(piece, from, to)
+            pos.make_normal::<Compiled, S, false>(Compiled, piece, from, to)
         });
         false
     }
@@ -465,7 +465,7 @@ impl<S: Side> MoveSink for Classifier<'_, S> {
         let pos = self.pos;
         self.record_checks(direct, uncovered, |t| {
             let from = Square::from_index((t.index() as i32 - delta) as usize);
-            pos.make_normal::<S, false>(Piece::Pawn, from, t)
+            pos.make_normal::<Compiled, S, false>(Compiled, Piece::Pawn, from, t)
         });
         false
     }
