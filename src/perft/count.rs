@@ -147,7 +147,11 @@ impl<C: Cpu, S: Side, const KEYS: bool, F: FnMut(&Position)> MoveSink
     #[inline(always)]
     fn piece_moves(&mut self, piece: Piece, from: Square, to: Bitboard) -> bool {
         for to in to {
-            (self.f)(&self.pos.make_normal::<C, S, KEYS>(self.cpu, piece, from, to));
+            (self.f)(
+                &self
+                    .pos
+                    .make_normal::<C, S, KEYS>(self.cpu, piece, from, to),
+            );
         }
         false
     }
@@ -161,7 +165,11 @@ impl<C: Cpu, S: Side, const KEYS: bool, F: FnMut(&Position)> MoveSink
                     (self.f)(&self.pos.make_promotion::<S, KEYS>(from, to, piece));
                 }
             } else {
-                (self.f)(&self.pos.make_normal::<C, S, KEYS>(self.cpu, Piece::Pawn, from, to));
+                (self.f)(
+                    &self
+                        .pos
+                        .make_normal::<C, S, KEYS>(self.cpu, Piece::Pawn, from, to),
+                );
             }
         }
         false
