@@ -239,7 +239,8 @@ pub enum StoreOutcome {
     Stored,
     /// Written over another position's entry with a smaller count.
     Replaced,
-    /// Not written: every entry holds a larger count.
+    /// Not written: every entry holds a larger count (or the table has no
+    /// room: zero size, or a bucket its memory is not populated up to yet).
     Rejected,
 }
 
@@ -393,7 +394,11 @@ impl PerftTable {
         if let Storage::Lockless(buckets) = &self.storage
             && self.buckets > 0
         {
-            let bucket: *const AtomicBucket = &buckets[self.bucket_index(key & self.key_mask)];
+            let index = self.bucket_index(key & self.key_mask);
+            if index >= buckets.ready() {
+                return;
+            }
+            let bucket: *const AtomicBucket = &buckets[index];
             // SAFETY: SSE is part of every x86-64 CPU; a prefetch never
             // faults and changes no memory (the address is a live bucket).
             #[allow(unsafe_code)]
@@ -447,6 +452,9 @@ impl PerftTable {
                     .find(|e| e.word == word && e.count != 0)
                     .map(|e| e.count)
             }
+            // A bucket the populating thread has not reached is taken as
+            // empty: touching it would stall on a first-touch page fault.
+            Storage::Lockless(buckets) if index >= buckets.ready() => None,
             Storage::Lockless(buckets) => buckets[index].entries.iter().find_map(|e| {
                 let count = e.count.load(Ordering::Relaxed);
                 let check = e.check.load(Ordering::Relaxed);
@@ -478,6 +486,7 @@ impl PerftTable {
                     None => StoreOutcome::Rejected,
                 }
             }
+            Storage::Lockless(buckets) if index >= buckets.ready() => StoreOutcome::Rejected,
             Storage::Lockless(buckets) => {
                 let bucket = &buckets[index];
                 // A torn entry decodes to a word no probe will ask for; it
