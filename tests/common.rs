@@ -113,7 +113,8 @@ pub fn json_stdout(out: &Output) -> serde_json::Value {
 
 /// Writes `text` to a fresh temporary file named `name` and returns its path.
 pub fn write_temp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("perft-tests-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("perft-tests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();

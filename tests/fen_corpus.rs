@@ -153,7 +153,8 @@ proptest! {
 
 #[test]
 fn a_nul_byte_in_a_suite_file_is_an_input_error() {
-    let dir = std::env::temp_dir().join(format!("perft-nul-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("perft-nul-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("nul.epd");
     std::fs::write(

@@ -137,7 +137,8 @@ fn src_holds_exactly_the_layers() {
 /// `use crate::{...}` group and in a path written inline.
 #[test]
 fn an_added_upward_import_is_caught() {
-    let dir = std::env::temp_dir().join(format!("perft-layers-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("perft-layers-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     for layer in ["chess", "perft", "search", "validate", "report"] {
         fs::create_dir_all(dir.join(layer)).expect("mkdir");

@@ -34,7 +34,8 @@ const INTERRUPTED_COUNT: &str = "timeout --foreground --preserve-status -s INT 2
 
 #[test]
 fn progress_bar_appears_on_a_terminal_and_ctrl_c_gives_a_partial_result() {
-    let report = std::env::temp_dir().join(format!("perft-pty-{}.txt", std::process::id()));
+    let report = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("perft-pty-{}.txt", std::process::id()));
     let screen = in_pty(
         &format!(
             "{INTERRUPTED_COUNT} {} {LONG_COUNT} > {}; echo \"exit=$?\"",
