@@ -9,7 +9,16 @@
 //! ```
 //! Arguments after `--`: `--rounds N` (default 5), `--quick` (one depth less),
 //! `--deep` (one depth more: issue 10's deep set, start 7, Kiwipete 6, CPW 3
-//! 7, CPW 4 6, CPW 5 6; about 50 s a round).
+//! 7, CPW 4 6, CPW 5 6; about 50 s a round), `--binary PATH`: also time a
+//! built `perft` binary in the same rounds (`count D FEN --threads 1
+//! --no-hash --json`, with and without `--plain`, its own `seconds`), so a
+//! default build (`cargo build --release`, runtime CPU dispatch) is measured
+//! against cozy-chess built here with native flags:
+//!
+//! ```sh
+//! cargo build --release && cp target/release/perft /tmp/perft-default
+//! RUSTFLAGS="-C target-cpu=native" cargo bench --bench versus -- --deep --binary /tmp/perft-default
+//! ```
 
 use std::time::Instant;
 
@@ -79,6 +88,46 @@ fn cozy_perft(board: &cozy_chess::Board, depth: u32) -> u64 {
     n
 }
 
+/// `perft count` of a built binary, one thread, no table: its node count and
+/// its own measured seconds (start-up and parsing excluded).
+fn binary_count(path: &str, fen: &str, depth: u32, plain: bool) -> (u64, f64) {
+    let depth = depth.to_string();
+    let mut args = vec![
+        "count",
+        &depth,
+        fen,
+        "--threads",
+        "1",
+        "--no-hash",
+        "--json",
+    ];
+    if plain {
+        args.push("--plain");
+    }
+    let out = std::process::Command::new(path)
+        .args(&args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {path}: {e}"));
+    assert!(
+        out.status.success(),
+        "{path} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{path}: stdout is not JSON ({e})"));
+    let counter = report["engine"]["counter"].as_str();
+    let wanted = if plain { "plain" } else { "shortcut" };
+    assert_eq!(
+        counter,
+        Some(wanted),
+        "{path}: engine.counter is {counter:?}"
+    );
+    (
+        report["nodes"].as_u64().expect("nodes"),
+        report["seconds"].as_f64().expect("seconds"),
+    )
+}
+
 /// The fastest round: other load on the machine only ever adds time.
 fn best(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::INFINITY, f64::min)
@@ -105,6 +154,10 @@ fn main() {
     let quick = args.iter().any(|a| a == "--quick");
     let deep = args.iter().any(|a| a == "--deep");
     assert!(!(quick && deep), "--quick and --deep exclude each other");
+    let binary = args
+        .iter()
+        .position(|a| a == "--binary")
+        .map(|i| args.get(i + 1).expect("--binary needs a path").clone());
     // `--only ours|plain|cozy`: one side only, one round, one depth less (for
     // instruction counting under valgrind; no ratio is printed).
     if let Some(which) = args
@@ -136,11 +189,29 @@ fn main() {
          tool: what `perft count` runs, which also counts untouched moves at depth 2 \
          without making them)"
     );
-    println!(
+    if let Some(path) = &binary {
+        let out = std::process::Command::new(path)
+            .arg("--version")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {path}: {e}"));
+        println!(
+            "binary: {path}: {}",
+            String::from_utf8_lossy(&out.stdout).trim()
+        );
+    }
+    print!(
         "{:<10} {:>5} {:>12} {:>10} {:>10} {:>10} {:>8} {:>8}",
         "position", "depth", "nodes", "cozy Mnps", "plain Mnps", "tool Mnps", "plain", "tool"
     );
-    let (mut log_plain, mut log_tool) = (0.0, 0.0);
+    if binary.is_some() {
+        print!(
+            " {:>10} {:>10} {:>8} {:>8}",
+            "bin plain", "bin tool", "b.plain", "b.tool"
+        );
+    }
+    println!();
+    let contestants = if binary.is_some() { 5 } else { 3 };
+    let mut logs = [0.0f64; 5];
     for (name, fen, depth, expected, expected_deeper) in CASES {
         let (depth, expected) = if quick {
             (depth - 1, None)
@@ -151,20 +222,25 @@ fn main() {
         };
         let ours = Position::from_fen(fen).unwrap();
         let cozy = cozy_chess::Board::from_fen(fen, false).unwrap();
-        let mut times: [Vec<f64>; 3] = Default::default();
+        let mut times: [Vec<f64>; 5] = Default::default();
         let mut nodes = 0;
         for round in 0..rounds {
             // Rotate who goes first, so no program always runs on a warmer
             // or cooler machine.
-            for k in 0..3 {
-                let which = (round + k) % 3;
+            for k in 0..contestants {
+                let which = (round + k) % contestants;
                 let t = Instant::now();
-                let n = match which {
-                    0 => cozy_perft(&cozy, depth),
-                    1 => perft::perft::perft_plain(&ours, depth),
-                    _ => perft::perft::perft(&ours, depth),
+                let (n, seconds) = match which {
+                    0 => (cozy_perft(&cozy, depth), None),
+                    1 => (perft::perft::perft_plain(&ours, depth), None),
+                    2 => (perft::perft::perft(&ours, depth), None),
+                    _ => {
+                        let path = binary.as_deref().expect("binary contestants");
+                        let (n, s) = binary_count(path, fen, depth, which == 3);
+                        (n, Some(s))
+                    }
                 };
-                times[which].push(t.elapsed().as_secs_f64());
+                times[which].push(seconds.unwrap_or_else(|| t.elapsed().as_secs_f64()));
                 if nodes == 0 {
                     nodes = n;
                 }
@@ -179,21 +255,42 @@ fn main() {
         // is cozy's time over ours measured back to back, and the median of
         // those per-round ratios is reported.
         let ratio = |i: usize| median(times[0].iter().zip(&times[i]).map(|(c, o)| c / o).collect());
-        let (plain, tool) = (ratio(1), ratio(2));
-        log_plain += plain.ln();
-        log_tool += tool.ln();
+        let ratios: Vec<f64> = (1..contestants).map(ratio).collect();
+        for (i, r) in ratios.iter().enumerate() {
+            logs[i + 1] += r.ln();
+        }
         let mnps = |i: usize| nodes as f64 / best(&times[i]) / 1e6;
-        println!(
-            "{name:<10} {depth:>5} {nodes:>12} {:>10.1} {:>10.1} {:>10.1} {plain:>7.2}x {tool:>7.2}x",
+        print!(
+            "{name:<10} {depth:>5} {nodes:>12} {:>10.1} {:>10.1} {:>10.1} {:>7.2}x {:>7.2}x",
             mnps(0),
             mnps(1),
-            mnps(2)
+            mnps(2),
+            ratios[0],
+            ratios[1]
         );
+        if binary.is_some() {
+            print!(
+                " {:>10.1} {:>10.1} {:>7.2}x {:>7.2}x",
+                mnps(3),
+                mnps(4),
+                ratios[2],
+                ratios[3]
+            );
+        }
+        println!();
     }
     let n = CASES.len() as f64;
+    let geomean = |i: usize| (logs[i] / n).exp();
     println!(
         "geometric mean ratio vs cozy-chess: plain (same loop) {:.2}x, tool {:.2}x",
-        (log_plain / n).exp(),
-        (log_tool / n).exp()
+        geomean(1),
+        geomean(2)
     );
+    if binary.is_some() {
+        println!(
+            "binary: plain {:.2}x, tool (perft count) {:.2}x",
+            geomean(3),
+            geomean(4)
+        );
+    }
 }
