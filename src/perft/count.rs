@@ -26,7 +26,7 @@ use crate::chess::position::Position;
 use crate::chess::square::Square;
 use crate::chess::zobrist::Zobrist;
 use crate::perft::hash::{HashError, HashSync, PerftTable, StoreOutcome};
-use crate::perft::leaf::count_leaves;
+use crate::perft::leaf::{Scratch, count_leaves};
 
 /// Deepest perft the CLI, EPD suites and `perft uci` accept. Counts grow
 /// about 30-fold a ply, so no run deeper than about 20 can finish; the
@@ -101,6 +101,13 @@ fn perft_side_inline<C: Cpu, S: Side, const SHORTCUT: bool>(
         0 => return 1,
         1 => return movegen::count::<C, S>(cpu, pos),
         2 if SHORTCUT => return crate::perft::leaf::perft2::<C, S>(cpu, pos),
+        // The children are leaf parents: one scratch for all of them.
+        3 if SHORTCUT => {
+            let mut scratch = Scratch::new();
+            for_each_child::<C, S, false>(cpu, pos, |child| {
+                nodes += crate::perft::leaf::perft2_with::<C, S::Other>(cpu, child, &mut scratch);
+            })
+        }
         // The leaf parents: count each child's moves without recursing.
         2 => for_each_child::<C, S, false>(cpu, pos, |child| {
             nodes += count_leaves::<C, S::Other>(cpu, child);
@@ -455,20 +462,36 @@ impl<T: Table, C: Cpu, const SHORTCUT: bool> Run<'_, T, C, SHORTCUT> {
         )
     }
 
-    /// Serial count below `pos`, probing and storing at hashed depths.
-    fn serial<S: Side>(&self, pos: &Position, depth: u32, stats: &mut PerftStats) -> u128 {
-        let cpu = self.cpu;
+    /// The unhashed count below `pos` (no keys; the leaf-parent shortcut,
+    /// with the caller's scratch, when this is a leaf parent).
+    #[inline(always)]
+    fn unhashed<S: Side>(&self, pos: &Position, depth: u32, scratch: &mut Scratch) -> u128 {
+        u128::from(if SHORTCUT && depth == 2 {
+            crate::perft::leaf::perft2_with::<C, S>(self.cpu, pos, scratch)
+        } else {
+            perft_side::<C, S, SHORTCUT>(self.cpu, pos, depth)
+        })
+    }
+
+    /// Serial count below `pos`, probing and storing at hashed depths;
+    /// `scratch` serves every leaf parent below.
+    fn serial<S: Side>(
+        &self,
+        pos: &Position,
+        depth: u32,
+        stats: &mut PerftStats,
+        scratch: &mut Scratch,
+    ) -> u128 {
         if !T::ENABLED || depth < self.min_hash_depth {
-            return u128::from(perft_side::<C, S, SHORTCUT>(cpu, pos, depth));
+            return self.unhashed::<S>(pos, depth, scratch);
         }
         if let Some(n) = self.probe(pos, depth, stats) {
             return n;
         }
         let mut nodes = 0u128;
         if depth - 1 < self.min_hash_depth {
-            // The children are not hashed: the unhashed count (no keys, and
-            // the leaf-parent shortcut when this is a leaf parent).
-            nodes = u128::from(perft_side::<C, S, SHORTCUT>(cpu, pos, depth));
+            // The children are not hashed: the unhashed count.
+            nodes = self.unhashed::<S>(pos, depth, scratch);
         } else {
             // All children first, then their buckets prefetched, then each
             // counted: each probe finds its bucket on its way into the cache
@@ -478,7 +501,7 @@ impl<T: Table, C: Cpu, const SHORTCUT: bool> Run<'_, T, C, SHORTCUT> {
                 self.table.prefetch(child.hash());
             }
             for child in &children {
-                nodes += self.serial::<S::Other>(child, depth - 1, stats);
+                nodes += self.serial::<S::Other>(child, depth - 1, stats, scratch);
             }
         }
         self.store(pos, depth, nodes, stats);
@@ -491,7 +514,7 @@ impl<T: Table, C: Cpu, const SHORTCUT: bool> Run<'_, T, C, SHORTCUT> {
     fn parallel<S: Side>(&self, pos: &Position, depth: u32) -> Option<(u128, PerftStats)> {
         let mut stats = PerftStats::default();
         if depth < self.split_depth {
-            let nodes = self.serial::<S>(pos, depth, &mut stats);
+            let nodes = self.serial::<S>(pos, depth, &mut stats, &mut Scratch::new());
             return Some((nodes, stats));
         }
         if self.stop.load(Ordering::Relaxed) {
