@@ -561,9 +561,15 @@ impl Position {
         if capturers.is_empty() {
             return false;
         }
-        capturers
-            .into_iter()
-            .any(|c| self.ep_capture_is_legal_on(cpu, capturer_side, c, ep, pushed))
+        // A loop, not `Iterator::any`: the `any` call was not inlined, so
+        // the test ran outside the CPU path's `#[target_feature]` code, with
+        // PEXT as a function call (2.5 % of CPW 3's samples).
+        for c in capturers {
+            if self.ep_capture_is_legal_on(cpu, capturer_side, c, ep, pushed) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Is the en-passant capture `c` x `ep` (removing the pawn on `captured`)
