@@ -200,35 +200,11 @@ impl Footprint {
         // From each slider of S that is aligned with the area (fewer than
         // the area's squares): what it attacks there directly, and through
         // one piece.
-        let mut lines = Bitboard::EMPTY;
-        for slider in diagonal_sliders {
-            if (bishop_rays(slider) & area).nonempty() {
-                let seen = cpu.bishop_attacks(slider, lines_occ);
-                for sq in seen & area {
-                    lines |= between(slider, sq);
-                }
-                if (bishop_rays(slider) & area & !seen).nonempty() {
-                    let first = seen & lines_occ;
-                    for sq in cpu.bishop_attacks(slider, lines_occ ^ first) & !seen & area {
-                        lines |= between(slider, sq) & first;
-                    }
-                }
-            }
-        }
-        for slider in orthogonal_sliders {
-            if (rook_rays(slider) & area).nonempty() {
-                let seen = cpu.rook_attacks(slider, lines_occ);
-                for sq in seen & area {
-                    lines |= between(slider, sq);
-                }
-                if (rook_rays(slider) & area & !seen).nonempty() {
-                    let first = seen & lines_occ;
-                    for sq in cpu.rook_attacks(slider, lines_occ ^ first) & !seen & area {
-                        lines |= between(slider, sq) & first;
-                    }
-                }
-            }
-        }
+        let lines = slider_lines(diagonal_sliders, area, lines_occ, bishop_rays, |sq, occ| {
+            cpu.bishop_attacks(sq, occ)
+        }) | slider_lines(orthogonal_sliders, area, lines_occ, rook_rays, |sq, occ| {
+            cpu.rook_attacks(sq, occ)
+        });
         // Double pushes next to O's pawns may create an en-passant capture.
         let ep = Bitboard((pawns.0 & NOT_A) >> 1) | Bitboard((pawns.0 & NOT_H) << 1);
         let all = all | area | lines;
@@ -243,6 +219,37 @@ impl Footprint {
         shortcut.footprint.base = Zone(king_zone.0.map(|zone| zone | mobility));
         shortcut.footprint.king = king_zone;
     }
+}
+
+/// For the sliders of one kind (`rays`: their empty-board lines, `attacks`:
+/// their lookup) that are aligned with `area`: the squares between each and
+/// an area square it attacks, and the one piece in front of it that alone
+/// keeps it from attacking an area square.
+#[inline(always)]
+fn slider_lines(
+    sliders: Bitboard,
+    area: Bitboard,
+    occ: Bitboard,
+    rays: impl Fn(Square) -> Bitboard,
+    attacks: impl Fn(Square, Bitboard) -> Bitboard,
+) -> Bitboard {
+    let mut lines = Bitboard::EMPTY;
+    for slider in sliders {
+        if (rays(slider) & area).is_empty() {
+            continue;
+        }
+        let seen = attacks(slider, occ);
+        for sq in seen & area {
+            lines |= between(slider, sq);
+        }
+        if (rays(slider) & area & !seen).nonempty() {
+            let first = seen & occ;
+            for sq in attacks(slider, occ ^ first) & !seen & area {
+                lines |= between(slider, sq) & first;
+            }
+        }
+    }
+    lines
 }
 
 /// Room for `O`'s unpinned sliders, a queen counted twice (diagonal and
@@ -387,7 +394,7 @@ pub(crate) fn perft2<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
 /// Room for the footprint and mobility of one leaf parent, reused by the
 /// caller across leaf parents: making a fresh one per leaf parent copied its
 /// 568 bytes from a constant (a `memcpy` call) every time, though
-/// [`Footprint::fill`] writes every field it reads. Its contents between
+/// [`Shortcut::fill`] writes every field it reads. Its contents between
 /// calls mean nothing.
 pub(crate) struct Scratch(Shortcut);
 
@@ -428,8 +435,7 @@ fn perft2_inline<C: Cpu, S: Side>(cpu: C, pos: &Position, shortcut: &mut Shortcu
         );
         return nodes;
     }
-    Footprint::fill::<C, S>(cpu, pos, shortcut);
-    shortcut.base = passed_count::<C, S>(cpu, pos);
+    shortcut.fill::<C, S>(cpu, pos);
     movegen::generate_with_info::<C, S, _>(
         cpu,
         pos,
@@ -464,7 +470,15 @@ struct Shortcut {
 }
 
 impl Shortcut {
-    /// The starting value [`Footprint::fill`] writes into.
+    /// Sets up the shortcut of `pos` (side `S` to move, not in check): its
+    /// footprint, mobility and passed-position count.
+    #[inline(always)]
+    fn fill<C: Cpu, S: Side>(&mut self, cpu: C, pos: &Position) {
+        Footprint::fill::<C, S>(cpu, pos, self);
+        self.base = passed_count::<C, S>(cpu, pos);
+    }
+
+    /// The starting value [`Shortcut::fill`] writes into.
     const EMPTY: Shortcut = Shortcut {
         footprint: Footprint {
             base: Zone([Bitboard::EMPTY; 6]),
@@ -679,8 +693,7 @@ mod tests {
     /// counted (an index into [`WAYS`]).
     fn shortcut<S: Side>(pos: &Position) -> Vec<(Move, u64, usize)> {
         let mut shortcut = Shortcut::EMPTY;
-        Footprint::fill::<Compiled, S>(Compiled, pos, &mut shortcut);
-        shortcut.base = passed_count::<Compiled, S>(Compiled, pos);
+        shortcut.fill::<Compiled, S>(Compiled, pos);
         let mut nodes = 0;
         let sink = Children::<Compiled, S> {
             cpu: Compiled,

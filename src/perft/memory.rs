@@ -68,8 +68,10 @@ pub(crate) struct ZeroedSlice<T> {
 }
 
 /// Bytes at the start of a populated mapping that the counting may fault in
-/// itself before the populating thread reaches them: two huge pages, so a
-/// short run still has a table while the thread waits out its delay.
+/// itself before the populating thread reaches them (32 huge pages), so a
+/// run has a usable table from its start. Measured against 16 MiB and
+/// 4 MiB: start perft 7, one thread, 512 MiB, 3.71x the no-table time
+/// against 3.19x and 3.68x.
 const FIRST_READY: usize = 64 << 20;
 
 /// A thread that prefaults a mapping chunk by chunk
