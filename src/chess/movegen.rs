@@ -406,6 +406,16 @@ pub fn count<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
     counter.0
 }
 
+/// The number of king moves and castlings of side `S` (not in check) in
+/// `pos`, whoever is to move there: the part of [`count`] the leaf parent's
+/// passed-position count cannot take from its footprint.
+#[inline(always)]
+pub(crate) fn king_move_count<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u32 {
+    let us = pos.colors(S::COLOR);
+    let (to, castling_rooks) = king_moves::<C, S, false>(cpu, pos, pos.occupied(), us);
+    to.len() + castling_rooks.len()
+}
+
 /// King moves and castling of side `S`: the legal king targets, and the
 /// rooks it may castle with (never in check: `CHECK` skips castling).
 ///
