@@ -97,6 +97,7 @@ impl Footprint {
     /// unpinned pieces. In place: returning the two (656 bytes) and moving
     /// them into a [`Shortcut`] cost a `memcpy` call per leaf parent in a
     /// build without AVX-512.
+    ///
     /// Returns `O`'s pinned pieces.
     #[inline(always)]
     fn fill<C: Cpu, S: Side>(cpu: C, pos: &Position, shortcut: &mut Shortcut) -> Bitboard {

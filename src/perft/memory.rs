@@ -29,6 +29,8 @@
 //!   is kept ([`HugePages`]) and reported.
 
 use std::ptr::NonNull;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Whether the table asked for, and got, huge pages.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,7 +66,7 @@ pub(crate) struct ZeroedSlice<T> {
     populate: Option<Populate>,
     /// Bytes from the start known to be backed (or allowed to fault): the
     /// whole slice unless a [`Populate`] thread is still at work.
-    ready: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    ready: Arc<AtomicUsize>,
 }
 
 /// Bytes at the start of a populated mapping that the counting may fault in
@@ -80,7 +82,7 @@ const FIRST_READY: usize = 64 << 20;
 /// themselves. It changes no memory contents, so it runs alongside the
 /// counting; kernels before 5.14 refuse the advice and it just ends.
 struct Populate {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    stop: Arc<AtomicBool>,
     thread: std::thread::JoinHandle<()>,
 }
 
@@ -114,7 +116,7 @@ impl<T> ZeroedSlice<T> {
                 raw: Raw::None,
                 huge_pages: HugePages::Unsupported,
                 populate: None,
-                ready: std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+                ready: Arc::new(AtomicUsize::new(0)),
             });
         }
         #[cfg(target_os = "linux")]
@@ -149,7 +151,7 @@ impl<T> ZeroedSlice<T> {
             } else {
                 HugePages::Refused(std::io::Error::last_os_error().to_string())
             };
-            let ready = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(bytes));
+            let ready = Arc::new(AtomicUsize::new(bytes));
             let populate = populate_in_background(start, advised_len, &ready);
             Some(ZeroedSlice {
                 // SAFETY: start is inside a successful mapping, so non-null.
@@ -175,7 +177,7 @@ impl<T> ZeroedSlice<T> {
                 raw: Raw::Allocated(layout),
                 huge_pages: HugePages::Unsupported,
                 populate: None,
-                ready: std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(bytes)),
+                ready: Arc::new(AtomicUsize::new(bytes)),
             })
         }
     }
@@ -191,7 +193,7 @@ impl<T> ZeroedSlice<T> {
     /// Values beyond it are still valid and zero; touching one is only slower.
     #[inline(always)]
     pub(crate) fn ready(&self) -> usize {
-        let bytes = self.ready.load(std::sync::atomic::Ordering::Relaxed);
+        let bytes = self.ready.load(Ordering::Relaxed);
         (bytes / std::mem::size_of::<T>().max(1)).min(self.len)
     }
 }
@@ -212,7 +214,7 @@ impl<T> Drop for ZeroedSlice<T> {
     fn drop(&mut self) {
         // The populating thread must be done with the mapping before it goes.
         if let Some(p) = self.populate.take() {
-            p.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            p.stop.store(true, Ordering::Relaxed);
             let _ = p.thread.join();
         }
         match self.raw {
@@ -242,13 +244,7 @@ unsafe impl<T: Sync> Sync for ZeroedSlice<T> {}
 /// Starts a [`Populate`] thread over `[start, start + len)` (a live mapping
 /// of this slice), unless the table is too small to be worth a thread.
 #[cfg(target_os = "linux")]
-fn populate_in_background(
-    start: usize,
-    len: usize,
-    ready: &std::sync::Arc<std::sync::atomic::AtomicUsize>,
-) -> Option<Populate> {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
+fn populate_in_background(start: usize, len: usize, ready: &Arc<AtomicUsize>) -> Option<Populate> {
     const CHUNK: usize = HUGE_PAGE;
     const DELAY: std::time::Duration = std::time::Duration::from_millis(2);
     if len < 8 * CHUNK {
