@@ -176,12 +176,28 @@ fn generate_with<C: Cpu, S: Side, const CHECK: bool, K: MoveSink>(
     info: &NodeInfo,
     sink: &mut K,
 ) -> bool {
+    let (king_to, castling_rooks) =
+        king_moves::<C, S, CHECK>(cpu, pos, pos.occupied(), pos.colors(S::COLOR));
+    generate_given::<C, S, CHECK, K>(cpu, pos, info, king_to, castling_rooks, sink)
+}
+
+/// [`generate_with`] once the king's legal targets and castling rooks are
+/// known (computed here, or handed down by a leaf parent: see
+/// [`count_given`]).
+#[inline(always)]
+fn generate_given<C: Cpu, S: Side, const CHECK: bool, K: MoveSink>(
+    cpu: C,
+    pos: &Position,
+    info: &NodeInfo,
+    king_to: Bitboard,
+    castling_rooks: Bitboard,
+    sink: &mut K,
+) -> bool {
     let us = pos.colors(S::COLOR);
     let them = pos.colors(<S::Other as Side>::COLOR);
     let occ = us | them;
     let king = pos.king(S::COLOR);
 
-    let (king_to, castling_rooks) = king_moves::<C, S, CHECK>(cpu, pos, occ, us);
     emit!(sink.piece_moves(Piece::King, king, king_to));
     if CHECK && info.checkers.has_many() {
         return false;
@@ -406,6 +422,85 @@ pub fn count<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
     counter.0
 }
 
+/// What a node's count needs before its pieces are looked at: its checkers,
+/// check mask and pinned pieces, its king's legal targets and the rooks it
+/// may castle with. A leaf parent works these out for most of its children
+/// from its own position (see `perft::replies`), so the child's count skips
+/// the pin scan and the king-safety tests.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KnownReplies {
+    /// Checkers, check mask and pins of the node.
+    pub info: NodeInfo,
+    /// The king's legal targets (captures included).
+    pub king_to: Bitboard,
+    /// The rooks the king may castle with (empty in check).
+    pub castling_rooks: Bitboard,
+}
+
+/// [`count`] of a node whose [`KnownReplies`] are given: exactly the same
+/// number when `known` is what [`NodeInfo::new`] and the king-move
+/// generation would find in `pos`.
+#[inline(always)]
+pub(crate) fn count_given<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &KnownReplies) -> u64 {
+    let mut counter = Counter(0);
+    if known.info.checkers.is_empty() {
+        generate_given::<C, S, false, _>(
+            cpu,
+            pos,
+            &known.info,
+            known.king_to,
+            known.castling_rooks,
+            &mut counter,
+        );
+    } else {
+        generate_given::<C, S, true, _>(
+            cpu,
+            pos,
+            &known.info,
+            known.king_to,
+            Bitboard::EMPTY,
+            &mut counter,
+        );
+    }
+    counter.0
+}
+
+/// [`count`] of a node whose king targets and castling rooks are known
+/// (valid in check too: the castling rooks are dropped then), its checks
+/// and pins found here.
+#[inline(always)]
+pub(crate) fn count_with_king<C: Cpu, S: Side>(
+    cpu: C,
+    pos: &Position,
+    king_to: Bitboard,
+    castling_rooks: Bitboard,
+) -> u64 {
+    let info = NodeInfo::new::<S>(pos);
+    let mut counter = Counter(0);
+    if info.checkers.is_empty() {
+        generate_given::<C, S, false, _>(cpu, pos, &info, king_to, castling_rooks, &mut counter);
+    } else {
+        generate_given::<C, S, true, _>(cpu, pos, &info, king_to, Bitboard::EMPTY, &mut counter);
+    }
+    counter.0
+}
+
+/// [`count`] of a node whose checks and pins are known, its king moves
+/// found here.
+#[inline(always)]
+pub(crate) fn count_with_info<C: Cpu, S: Side>(cpu: C, pos: &Position, info: &NodeInfo) -> u64 {
+    let mut counter = Counter(0);
+    generate_with_info::<C, S, _>(cpu, pos, info, &mut counter);
+    counter.0
+}
+
+/// Squares attacked by side `S` given the occupancy `occ`, whoever is to
+/// move in `pos`.
+#[inline(always)]
+pub(crate) fn attacks_by<C: Cpu, S: Side>(cpu: C, pos: &Position, occ: Bitboard) -> Bitboard {
+    enemy_attacks::<C, S::Other>(cpu, pos, occ)
+}
+
 /// The number of king moves and castlings of side `S` (not in check) in
 /// `pos`, whoever is to move there: the part of [`count`] the leaf parent's
 /// passed-position count cannot take from its footprint.
@@ -514,8 +609,9 @@ fn king_and_castling<C: Cpu, S: Side>(
     (candidates & safe, rooks)
 }
 
-/// The a- and h-files.
-const EDGE_FILES: Bitboard = Bitboard(0x8181_8181_8181_8181);
+/// The a- and h-files: a castling rook there has nothing beyond it on the
+/// rank that it could shield the king's path from.
+pub(crate) const EDGE_FILES: Bitboard = Bitboard(0x8181_8181_8181_8181);
 
 /// Up to this many squares (king targets, plus castling paths when free)
 /// are tested one by one; more, and the full enemy attack map is cheaper

@@ -26,7 +26,7 @@ use crate::chess::position::Position;
 use crate::chess::square::Square;
 use crate::chess::zobrist::Zobrist;
 use crate::perft::hash::{HashError, HashSync, PerftTable, StoreOutcome};
-use crate::perft::leaf::{Scratch, count_leaves};
+use crate::perft::leaf::Scratch;
 
 /// Deepest perft the CLI, EPD suites and `perft uci` accept. Counts grow
 /// about 30-fold a ply, so no run deeper than about 20 can finish; the
@@ -109,9 +109,7 @@ fn perft_side_inline<C: Cpu, S: Side, const SHORTCUT: bool>(
             })
         }
         // The leaf parents: count each child's moves without recursing.
-        2 => for_each_child::<C, S, false>(cpu, pos, |child| {
-            nodes += count_leaves::<C, S::Other>(cpu, child);
-        }),
+        2 => return crate::perft::replies::perft2_plain::<C, S>(cpu, pos),
         _ => for_each_child::<C, S, false>(cpu, pos, |child| {
             nodes += perft_side::<C, S::Other, SHORTCUT>(cpu, child, depth - 1);
         }),

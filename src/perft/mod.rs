@@ -11,6 +11,7 @@ mod count;
 pub mod hash;
 mod leaf;
 pub mod memory;
+mod replies;
 pub mod stats;
 pub mod units;
 
