@@ -30,7 +30,9 @@
 
 use std::marker::PhantomData;
 
-use crate::chess::attacks::{king_attacks, knight_attacks};
+use crate::chess::attacks::{
+    between, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_rays,
+};
 use crate::chess::bitboard::Bitboard;
 use crate::chess::cpu::Cpu;
 use crate::chess::movegen::{self, EDGE_FILES, KnownReplies, MoveSink, NodeInfo, Side, attacks_by};
@@ -43,24 +45,56 @@ use crate::perft::leaf::count_leaves;
 /// What a leaf parent knows of its children's replies (see the module
 /// documentation).
 pub(crate) struct Replies {
-    /// Origins and targets of the moves that may change `S`'s attacks on
-    /// the watched squares: the child finds its king moves itself.
-    king_seen: Bitboard,
-    /// Origins and targets of the moves that may change `O`'s checks and
-    /// pins: the child finds them itself.
-    pin_seen: Bitboard,
+    /// Origins of the moves that may change `S`'s attacks on the watched
+    /// squares other than by the moved piece's own new attacks (the child
+    /// then finds its king moves itself): the watched squares and `O`'s
+    /// king's ring, `S`'s pieces that attack a watched square, and the
+    /// single pieces between a watched square and an `S` slider behind them.
+    king_from: Bitboard,
+    /// Targets of such moves: the watched squares and the ring, and the
+    /// squares between a watched square and the `S` slider attacking it.
+    king_to: Bitboard,
+    /// Origins of the moves that may change `O`'s pins or discover a check
+    /// (the child then finds its checks and pins itself): pinners, and our
+    /// pieces alone or with one of `O`'s between `O`'s king and our slider.
+    pin_from: Bitboard,
+    /// Targets of such moves: pinned pieces and the squares between them
+    /// and the king or pinner.
+    pin_to: Bitboard,
+    /// Targets where a bishop (rook) would pin: on a diagonal (rank, file)
+    /// from `O`'s king, beyond one of `O`'s pieces and up to the next piece.
+    pin_to_diagonal: Bitboard,
+    pin_to_orthogonal: Bitboard,
+    /// `O`'s king.
+    king: Square,
+    /// Squares from which a bishop (rook) checks `O`'s king, as long as the
+    /// moved piece was not in the way.
+    diagonal_checks: Bitboard,
+    orthogonal_checks: Bitboard,
+    /// Our pieces first on a ray from `O`'s king: moving one away opens
+    /// the ray.
+    first_ours: Bitboard,
     /// Squares watched for `S`'s attacks: `O`'s king's candidate targets and
     /// the king paths of its free castlings.
     watched: Bitboard,
     /// `S`'s attacks on the watched squares in `P` (without `O`'s king).
     attacked: Bitboard,
+    /// Squares on a diagonal, and on a rank or file, with a watched square:
+    /// a bishop (rook) landing elsewhere attacks none.
+    diagonal_lines: Bitboard,
+    orthogonal_lines: Bitboard,
+    /// The occupancy of `P` without `O`'s king.
+    occ_k: Bitboard,
     /// `O`'s king's candidate targets (next to it, not its own pieces).
     zone: Bitboard,
+    /// Squares from which a pawn checks `O`'s king.
+    pawn_checks: Bitboard,
     /// Squares from which a knight checks `O`'s king.
     knight_checks: Bitboard,
     /// `O`'s castling rooks whose path is free, with their king paths.
     castlings: [(Bitboard, Bitboard); 2],
-    /// The child's replies after a move that is not a knight's.
+    /// The child's replies after a move that adds no attack on a watched
+    /// square and gives no knight check.
     quiet: KnownReplies,
 }
 
@@ -79,9 +113,8 @@ impl Replies {
         let ring = king_attacks(king);
         let zone = ring & !theirs;
 
-        let mut seen = ring;
-        let mut pin_seen = ring;
         let mut watched = zone;
+        let mut fixed = ring;
         let mut castlings = [(Bitboard::EMPTY, Bitboard::EMPTY); 2];
         let rooks = pos.castle_rooks() & theirs;
         if (rooks & !EDGE_FILES).nonempty() {
@@ -89,35 +122,119 @@ impl Replies {
         }
         for (i, rook) in rooks.enumerate() {
             let (must_be_empty, king_path) = Position::castling_path(king, rook);
-            seen |= must_be_empty | rook.bitboard();
+            fixed |= must_be_empty | rook.bitboard();
             if (must_be_empty & occ_k).is_empty() {
                 watched |= king_path;
                 castlings[i & 1] = (rook.bitboard(), king_path);
             }
         }
+        fixed |= watched;
+        let (mut king_from, mut king_to) = (fixed, fixed);
 
-        let attacked = attacks_by::<C, S>(cpu, pos, occ_k) & watched;
-        let mut knight_reach = Bitboard::EMPTY;
-        for w in watched {
-            seen |= cpu.bishop_attacks(w, occ_k) | cpu.rook_attacks(w, occ_k);
-            knight_reach |= knight_attacks(w);
+        // S's attacks on the watched squares, piece by piece.
+        let mut attacked = Bitboard::EMPTY;
+        let mut slider = |s: Square, a: Bitboard, through: Bitboard| {
+            let hit = a & watched;
+            if hit.nonempty() {
+                king_from |= s.bitboard();
+                attacked |= hit;
+                for w in hit {
+                    king_to |= between(s, w);
+                }
+            }
+            for w in through & watched & !a {
+                king_from |= between(s, w) & occ_k;
+            }
+        };
+        // A slider off every line through a watched square attacks none,
+        // through a piece or not.
+        for s in pos.diagonal_sliders() & ours {
+            if (bishop_rays(s) & watched).nonempty() {
+                let a = cpu.bishop_attacks(s, occ_k);
+                slider(s, a, cpu.bishop_attacks(s, occ_k & !a));
+            }
         }
-        seen |= watched | knight_reach & pos.pieces(Piece::Knight) & ours;
-        // Each ray from O's king up to its second piece.
+        for s in pos.orthogonal_sliders() & ours {
+            if (rook_rays(s) & watched).nonempty() {
+                let a = cpu.rook_attacks(s, occ_k);
+                slider(s, a, cpu.rook_attacks(s, occ_k & !a));
+            }
+        }
+        for n in pos.pieces(Piece::Knight) & ours {
+            let hit = knight_attacks(n) & watched;
+            if hit.nonempty() {
+                king_from |= n.bitboard();
+                attacked |= hit;
+            }
+        }
+        let pawns = pos.pieces(Piece::Pawn) & ours;
+        attacked |= (S::up_west(pawns) | S::up_east(pawns)) & watched;
+        king_from |=
+            pawns & (<S::Other as Side>::up_west(watched) | <S::Other as Side>::up_east(watched));
+        let our_king = pos.king(S::COLOR);
+        let hit = king_attacks(our_king) & watched;
+        if hit.nonempty() {
+            king_from |= our_king.bitboard();
+            attacked |= hit;
+        }
+        debug_assert_eq!(attacked, attacks_by::<C, S>(cpu, pos, occ_k) & watched);
+
+        let (mut diagonal_lines, mut orthogonal_lines) = (Bitboard::EMPTY, Bitboard::EMPTY);
+        for w in watched {
+            diagonal_lines |= bishop_rays(w);
+            orthogonal_lines |= rook_rays(w);
+        }
+
+        // O's pins, our pieces that would discover a check or a pin, and
+        // where a slider of ours would pin.
+        let mut pinned = Bitboard::EMPTY;
+        let (mut pin_from, mut pin_to) = (Bitboard::EMPTY, Bitboard::EMPTY);
+        let snipers = rook_rays(king) & pos.orthogonal_sliders() & ours
+            | bishop_rays(king) & pos.diagonal_sliders() & ours;
+        for sniper in snipers {
+            let blockers = between(king, sniper) & occ;
+            debug_assert!(blockers.nonempty(), "the side not to move is in check");
+            if !blockers.has_many() {
+                if (blockers & theirs).nonempty() {
+                    pinned |= blockers;
+                    pin_from |= sniper.bitboard();
+                    pin_to |= between(king, sniper);
+                } else {
+                    pin_from |= blockers;
+                }
+            } else if blockers.len() == 2 {
+                // Moving one of ours away leaves one piece between.
+                pin_from |= blockers & ours;
+            }
+        }
         let rook_first = cpu.rook_attacks(king, occ);
         let bishop_first = cpu.bishop_attacks(king, occ);
-        pin_seen |= rook_first
-            | cpu.rook_attacks(king, occ & !rook_first)
-            | bishop_first
-            | cpu.bishop_attacks(king, occ & !bishop_first);
-
-        let info = NodeInfo::new::<S::Other>(pos);
-        debug_assert!(info.checkers.is_empty(), "the side not to move is in check");
+        let pin_to_orthogonal = cpu.rook_attacks(king, occ & !(rook_first & theirs)) & !rook_first;
+        let pin_to_diagonal =
+            cpu.bishop_attacks(king, occ & !(bishop_first & theirs)) & !bishop_first;
+        let info = NodeInfo {
+            checkers: Bitboard::EMPTY,
+            check_mask: Bitboard::FULL,
+            pinned,
+        };
+        debug_assert_eq!(info.pinned, NodeInfo::new::<S::Other>(pos).pinned);
         let mut replies = Replies {
-            king_seen: seen,
-            pin_seen,
+            king_from,
+            king_to,
+            pin_from,
+            pin_to,
+            pin_to_diagonal,
+            pin_to_orthogonal,
+            king,
+            diagonal_checks: bishop_first,
+            orthogonal_checks: rook_first,
+            first_ours: (bishop_first | rook_first) & ours,
+            pawn_checks: pawn_attacks(o_color, king),
             watched,
             attacked,
+            diagonal_lines,
+            orthogonal_lines,
+            occ_k,
             zone,
             knight_checks: knight_attacks(king),
             castlings,
@@ -144,21 +261,120 @@ impl Replies {
         rooks
     }
 
-    /// The child's replies after a knight lands on `to` (origin and target
-    /// outside [`Replies::seen`]).
+    /// The watched squares `piece` attacks from `to` after moving there
+    /// from `from`.
     #[inline(always)]
-    fn after_knight(&self, to: Square) -> KnownReplies {
-        let attacked = self.attacked | knight_attacks(to) & self.watched;
-        let mut known = self.quiet;
-        known.king_to = self.zone & !attacked;
-        if self.knight_checks.contains(to) {
-            known.info.checkers = to.bitboard();
-            known.info.check_mask = to.bitboard();
-            known.castling_rooks = Bitboard::EMPTY;
-        } else {
+    fn new_attacks<C: Cpu, S: Side>(
+        &self,
+        cpu: C,
+        piece: Piece,
+        from: Square,
+        to: Square,
+    ) -> Bitboard {
+        let occ = (self.occ_k & !from.bitboard()) | to.bitboard();
+        let diagonal = || {
+            if self.diagonal_lines.contains(to) {
+                cpu.bishop_attacks(to, occ)
+            } else {
+                Bitboard::EMPTY
+            }
+        };
+        let orthogonal = || {
+            if self.orthogonal_lines.contains(to) {
+                cpu.rook_attacks(to, occ)
+            } else {
+                Bitboard::EMPTY
+            }
+        };
+        self.watched
+            & match piece {
+                Piece::Pawn => pawn_attacks(S::COLOR, to),
+                Piece::Knight => knight_attacks(to),
+                Piece::Bishop => diagonal(),
+                Piece::Rook => orthogonal(),
+                Piece::Queen => diagonal() | orthogonal(),
+                Piece::King => king_attacks(to),
+            }
+    }
+
+    /// The child's king targets and castling rooks after `piece` moves from
+    /// `from` to `to` (a move outside [`Replies::king_from`] and
+    /// [`Replies::king_to`]), into `known`.
+    #[inline(always)]
+    fn king_after<C: Cpu, S: Side>(
+        &self,
+        cpu: C,
+        piece: Piece,
+        from: Square,
+        to: Square,
+        known: &mut KnownReplies,
+    ) {
+        let added = self.new_attacks::<C, S>(cpu, piece, from, to);
+        if added.nonempty() {
+            let attacked = self.attacked | added;
+            known.king_to = self.zone & !attacked;
             known.castling_rooks = self.castling_rooks(attacked);
         }
-        known
+    }
+
+    /// The child's checkers and check mask after `piece` moves from `from`
+    /// to `to` (a move that discovers no check and changes no pin), into
+    /// `known`: the moved piece's check, if it gives one.
+    #[inline(always)]
+    fn info_after<C: Cpu>(
+        &self,
+        cpu: C,
+        piece: Piece,
+        from: Square,
+        to: Square,
+        known: &mut KnownReplies,
+    ) {
+        // The checks of P hold unless the moved piece left a ray of the king.
+        let opened = self.first_ours.contains(from);
+        let occ = (self.occ_k & !from.bitboard()) | to.bitboard();
+        let diagonal = || {
+            if opened {
+                cpu.bishop_attacks(to, occ).contains(self.king)
+            } else {
+                self.diagonal_checks.contains(to)
+            }
+        };
+        let orthogonal = || {
+            if opened {
+                cpu.rook_attacks(to, occ).contains(self.king)
+            } else {
+                self.orthogonal_checks.contains(to)
+            }
+        };
+        let check = match piece {
+            Piece::Pawn => self.pawn_checks.contains(to),
+            Piece::Knight => self.knight_checks.contains(to),
+            Piece::Bishop => diagonal(),
+            Piece::Rook => orthogonal(),
+            Piece::Queen => diagonal() || orthogonal(),
+            Piece::King => false,
+        };
+        if check {
+            known.info.checkers = to.bitboard();
+            known.info.check_mask = between(self.king, to) | to.bitboard();
+            known.castling_rooks = Bitboard::EMPTY;
+        }
+    }
+
+    /// The targets of `piece` from `from` whose children keep `O`'s pins
+    /// and get no discovered check.
+    #[inline(always)]
+    fn pins_kept(&self, piece: Piece, from: Square) -> Bitboard {
+        if self.pin_from.contains(from) {
+            return Bitboard::EMPTY;
+        }
+        !(self.pin_to
+            | match piece {
+                Piece::Bishop => self.pin_to_diagonal,
+                Piece::Rook => self.pin_to_orthogonal,
+                Piece::Queen => self.pin_to_diagonal | self.pin_to_orthogonal,
+                _ => Bitboard::EMPTY,
+            })
     }
 }
 
@@ -224,43 +440,78 @@ struct Children<'a, C, S> {
     side: PhantomData<S>,
 }
 
-impl<C: Cpu, S: Side> Children<'_, C, S> {
-    /// Counts the children of `piece` on `from` moving to each of `to`,
-    /// each with as much of its replies given as holds for it.
+impl Replies {
+    /// The leaves below the children of `piece` on `from` moving to each of
+    /// `to` in `pos` (side `S` to move; normal moves, no promotion): each
+    /// child made and counted with as much of its replies given as holds
+    /// for it.
     #[inline(always)]
-    fn moves(&mut self, piece: Piece, from: Square, to: Bitboard) {
-        let replies = self.replies;
-        let king_ok = if replies.king_seen.contains(from) {
+    pub(crate) fn count_moves<C: Cpu, S: Side>(
+        &self,
+        cpu: C,
+        pos: &Position,
+        piece: Piece,
+        from: Square,
+        to: Bitboard,
+    ) -> u64 {
+        let king_ok = if self.king_from.contains(from) {
             Bitboard::EMPTY
         } else {
-            !replies.king_seen
+            !self.king_to
         };
-        let pins_ok = if replies.pin_seen.contains(from) {
-            Bitboard::EMPTY
-        } else {
-            !replies.pin_seen
-        };
-        let (cpu, pos) = (self.cpu, self.pos);
+        let pins_ok = self.pins_kept(piece, from);
         let make = |to| pos.make_normal::<C, S, false>(cpu, piece, from, to);
-        let known = |to| {
-            if piece == Piece::Knight {
-                replies.after_knight(to)
-            } else {
-                replies.quiet
-            }
-        };
+        let mut nodes = 0;
         for to in to & king_ok & pins_ok {
-            self.nodes += count_known::<C, S::Other>(cpu, &make(to), &known(to));
+            let mut known = self.quiet;
+            self.king_after::<C, S>(cpu, piece, from, to, &mut known);
+            self.info_after(cpu, piece, from, to, &mut known);
+            nodes += count_known::<C, S::Other>(cpu, &make(to), &known);
         }
         for to in to & king_ok & !pins_ok {
-            let k = known(to);
-            self.nodes += count_king_known::<C, S::Other>(cpu, &make(to), &k);
+            let mut known = self.quiet;
+            self.king_after::<C, S>(cpu, piece, from, to, &mut known);
+            nodes += count_king_known::<C, S::Other>(cpu, &make(to), &known);
         }
         for to in to & !king_ok & pins_ok {
-            self.nodes += count_info_known::<C, S::Other>(cpu, &make(to), &known(to));
+            let mut known = self.quiet;
+            self.info_after(cpu, piece, from, to, &mut known);
+            nodes += count_info_known::<C, S::Other>(cpu, &make(to), &known);
         }
         for to in to & !king_ok & !pins_ok {
-            self.nodes += count_leaves::<C, S::Other>(cpu, &make(to));
+            nodes += count_leaves::<C, S::Other>(cpu, &make(to));
+        }
+        nodes
+    }
+
+    /// [`Replies::count_moves`] for one pawn move (no promotion).
+    #[inline(always)]
+    pub(crate) fn count_pawn_move<C: Cpu, S: Side>(
+        &self,
+        cpu: C,
+        pos: &Position,
+        from: Square,
+        to: Square,
+    ) -> u64 {
+        let child = pos.make_normal::<C, S, false>(cpu, Piece::Pawn, from, to);
+        let king_ok = !self.king_from.contains(from) && !self.king_to.contains(to);
+        let pins_ok = self.pins_kept(Piece::Pawn, from).contains(to);
+        if !king_ok && !pins_ok {
+            return count_leaves::<C, S::Other>(cpu, &child);
+        }
+        let mut known = self.quiet;
+        if king_ok {
+            self.king_after::<C, S>(cpu, Piece::Pawn, from, to, &mut known);
+        }
+        if pins_ok {
+            self.info_after(cpu, Piece::Pawn, from, to, &mut known);
+        }
+        if king_ok && pins_ok {
+            count_known::<C, S::Other>(cpu, &child, &known)
+        } else if king_ok {
+            count_king_known::<C, S::Other>(cpu, &child, &known)
+        } else {
+            count_info_known::<C, S::Other>(cpu, &child, &known)
         }
     }
 }
@@ -268,7 +519,9 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
 impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
     #[inline(always)]
     fn piece_moves(&mut self, piece: Piece, from: Square, to: Bitboard) -> bool {
-        self.moves(piece, from, to);
+        self.nodes += self
+            .replies
+            .count_moves::<C, S>(self.cpu, self.pos, piece, from, to);
         false
     }
 
@@ -282,22 +535,9 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
                     self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
                 }
             } else {
-                let child = self
-                    .pos
-                    .make_normal::<C, S, false>(self.cpu, Piece::Pawn, from, to);
-                let moved = from.bitboard() | to.bitboard();
-                let replies = self.replies;
-                let king_ok = (moved & replies.king_seen).is_empty();
-                let pins_ok = (moved & replies.pin_seen).is_empty();
-                self.nodes += if king_ok && pins_ok {
-                    count_known::<C, S::Other>(self.cpu, &child, &replies.quiet)
-                } else if king_ok {
-                    count_king_known::<C, S::Other>(self.cpu, &child, &replies.quiet)
-                } else if pins_ok {
-                    count_info_known::<C, S::Other>(self.cpu, &child, &replies.quiet)
-                } else {
-                    count_leaves::<C, S::Other>(self.cpu, &child)
-                };
+                self.nodes += self
+                    .replies
+                    .count_pawn_move::<C, S>(self.cpu, self.pos, from, to);
             }
         }
         false
