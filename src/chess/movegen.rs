@@ -437,6 +437,25 @@ pub(crate) struct KnownReplies {
     pub castling_rooks: Bitboard,
 }
 
+impl KnownReplies {
+    /// What [`count`] finds in `pos` (side `S` to move) itself: for the
+    /// debug assertions of the callers that hand [`KnownReplies`] down.
+    pub(crate) fn of<C: Cpu, S: Side>(cpu: C, pos: &Position) -> KnownReplies {
+        let info = NodeInfo::new::<S>(pos);
+        let (occ, us) = (pos.occupied(), pos.colors(S::COLOR));
+        let (king_to, castling_rooks) = if info.checkers.is_empty() {
+            king_moves::<C, S, false>(cpu, pos, occ, us)
+        } else {
+            king_moves::<C, S, true>(cpu, pos, occ, us)
+        };
+        KnownReplies {
+            info,
+            king_to,
+            castling_rooks,
+        }
+    }
+}
+
 /// [`count`] of a node whose [`KnownReplies`] are given: exactly the same
 /// number when `known` is what [`NodeInfo::new`] and the king-move
 /// generation would find in `pos`.

@@ -705,7 +705,7 @@ pub(crate) fn count_leaves<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::chess::cpu::{Compiled, CpuFn, CpuPath};
     use crate::chess::movegen::{Black, White};
@@ -769,7 +769,7 @@ mod tests {
     }
 
     /// Positions: every line of the suites, then seeded random play from each.
-    fn positions() -> Vec<Position> {
+    pub(crate) fn positions() -> Vec<Position> {
         let mut out = Vec::new();
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/positions/");
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;

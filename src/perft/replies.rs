@@ -405,6 +405,8 @@ pub(crate) fn perft2_plain<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
 /// [`count_leaves`].
 #[inline(always)]
 fn count_known<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &KnownReplies) -> u64 {
+    debug_assert_king_known::<C, S>(cpu, pos, known);
+    debug_assert_info_known::<C, S>(cpu, pos, known);
     cpu.outlined(
         #[inline(always)]
         || movegen::count_given::<C, S>(cpu, pos, known),
@@ -415,6 +417,7 @@ fn count_known<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &KnownReplies) ->
 /// pins found in it), out of line.
 #[inline(always)]
 fn count_king_known<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &KnownReplies) -> u64 {
+    debug_assert_king_known::<C, S>(cpu, pos, known);
     cpu.outlined(
         #[inline(always)]
         || movegen::count_with_king::<C, S>(cpu, pos, known.king_to, known.castling_rooks),
@@ -425,10 +428,44 @@ fn count_king_known<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &KnownReplie
 /// moves found in it), out of line.
 #[inline(always)]
 fn count_info_known<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &KnownReplies) -> u64 {
+    debug_assert_info_known::<C, S>(cpu, pos, known);
     cpu.outlined(
         #[inline(always)]
         || movegen::count_with_info::<C, S>(cpu, pos, &known.info),
     )
+}
+
+/// With debug assertions: the king targets handed down are the child's
+/// own, and so are its castling rooks when it is not in check.
+#[inline(always)]
+fn debug_assert_king_known<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &KnownReplies) {
+    if cfg!(debug_assertions) {
+        let own = KnownReplies::of::<C, S>(cpu, pos);
+        assert_eq!(known.king_to, own.king_to, "king targets in {pos:?}");
+        if own.info.checkers.is_empty() {
+            assert_eq!(
+                known.castling_rooks, own.castling_rooks,
+                "castlings in {pos:?}"
+            );
+        }
+    }
+}
+
+/// With debug assertions: the checks and pins handed down are the child's
+/// own.
+#[inline(always)]
+fn debug_assert_info_known<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &KnownReplies) {
+    if cfg!(debug_assertions) {
+        let own = KnownReplies::of::<C, S>(cpu, pos).info;
+        assert_eq!(known.info.checkers, own.checkers, "checkers in {pos:?}");
+        assert_eq!(known.info.pinned, own.pinned, "pins in {pos:?}");
+        if own.checkers.nonempty() {
+            assert_eq!(
+                known.info.check_mask, own.check_mask,
+                "check mask in {pos:?}"
+            );
+        }
+    }
 }
 
 /// The [`MoveSink`] of [`perft2_plain`].
@@ -551,5 +588,109 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
             self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::cpu::{Compiled, CpuFn, CpuPath};
+    use crate::chess::movegen::{Black, White};
+    use crate::chess::moves::MoveKind;
+    use crate::chess::piece::Color;
+    use crate::perft::leaf::tests::positions;
+
+    /// Checks every normal move of `pos` (side `S` to move): the parts of
+    /// the replies handed down to its child are the child's own. Tallies
+    /// the moves given both parts, the king part only, the checks and pins
+    /// only, and neither.
+    fn check<S: Side>(pos: &Position, tally: &mut [u64; 4]) {
+        let Some(replies) = Replies::new::<Compiled, S>(Compiled, pos) else {
+            return;
+        };
+        for mv in pos.legal_moves().iter().copied() {
+            if matches!(
+                mv.kind(),
+                MoveKind::Castling | MoveKind::EnPassant | MoveKind::Promotion
+            ) {
+                continue;
+            }
+            let piece = pos.piece_on(mv.from()).unwrap().1;
+            let (from, to) = (mv.from(), mv.to());
+            let king_ok = !replies.king_from.contains(from) && !replies.king_to.contains(to);
+            let pins_ok = replies.pins_kept(piece, from).contains(to);
+            let mut known = replies.quiet;
+            if king_ok {
+                replies.king_after::<Compiled, S>(Compiled, piece, from, to, &mut known);
+            }
+            if pins_ok {
+                replies.info_after(Compiled, piece, from, to, &mut known);
+            }
+            let child = pos.play_unchecked(mv);
+            let own = KnownReplies::of::<Compiled, S::Other>(Compiled, &child);
+            let what = format!("{} after {}", pos.to_fen(), mv.to_uci(pos.is_chess960()));
+            if king_ok {
+                assert_eq!(known.king_to, own.king_to, "king targets: {what}");
+                if own.info.checkers.is_empty() {
+                    assert_eq!(
+                        known.castling_rooks, own.castling_rooks,
+                        "castlings: {what}"
+                    );
+                }
+            }
+            if pins_ok {
+                assert_eq!(known.info.checkers, own.info.checkers, "checkers: {what}");
+                assert_eq!(known.info.pinned, own.info.pinned, "pins: {what}");
+                if own.info.checkers.nonempty() {
+                    assert_eq!(known.info.check_mask, own.info.check_mask, "mask: {what}");
+                }
+            }
+            tally[usize::from(!king_ok) * 2 + usize::from(!pins_ok)] += 1;
+        }
+    }
+
+    /// What the leaf parents hand down is what each child would find
+    /// itself, move by move, over the suites' positions and random play
+    /// from them (Chess960 castling, pins, checks and en passant included);
+    /// and every way of handing down occurs.
+    #[test]
+    fn the_replies_handed_down_are_the_childs_own() {
+        let mut tally = [0; 4];
+        for pos in positions() {
+            match pos.side_to_move() {
+                Color::White => check::<White>(&pos, &mut tally),
+                Color::Black => check::<Black>(&pos, &mut tally),
+            }
+        }
+        assert!(tally.iter().all(|&n| n > 100), "{tally:?}");
+    }
+
+    struct Perft2Plain<'a>(&'a Position);
+
+    impl CpuFn for Perft2Plain<'_> {
+        type Output = u64;
+        fn call<C: Cpu>(self, cpu: C) -> u64 {
+            match self.0.side_to_move() {
+                Color::White => perft2_plain::<C, White>(cpu, self.0),
+                Color::Black => perft2_plain::<C, Black>(cpu, self.0),
+            }
+        }
+    }
+
+    /// Perft 2 the plain way equals the sum of the children's own move
+    /// counts, on every CPU path this machine supports.
+    #[test]
+    fn perft2_plain_equals_the_sum_over_the_childrens_own_counts() {
+        let paths = CpuPath::supported();
+        for pos in positions() {
+            let made: u64 = pos
+                .legal_moves()
+                .iter()
+                .map(|&mv| pos.play_unchecked(mv).count_moves())
+                .sum();
+            for &path in &paths {
+                assert_eq!(path.run(Perft2Plain(&pos)), made, "{path} {}", pos.to_fen());
+            }
+        }
     }
 }
