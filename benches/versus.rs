@@ -185,7 +185,8 @@ fn main() {
         }
     );
     println!(
-        "(plain: our generator in cozy-chess's loop, copy-make and bulk count at depth 1; \
+        "(plain: our generator in cozy-chess's loop, every move made and bulk count at \
+         depth 1, leaf parents handing their children's pins and king moves down; \
          tool: what `perft count` runs, which also counts untouched moves at depth 2 \
          without making them)"
     );
