@@ -711,6 +711,7 @@ pub(crate) mod tests {
     use crate::chess::movegen::{Black, White};
     use crate::chess::moves::{Move, MoveKind};
     use crate::chess::piece::Color;
+    use crate::perft::replies::perft2_plain;
 
     /// The moves of `pos` (side `S`, not in check) that [`perft2`] counts
     /// without making them, each with the reply count it counts for it
@@ -848,21 +849,24 @@ pub(crate) mod tests {
         assert!(ways[2] * 50 > moves, "{ways:?} of {moves}");
     }
 
-    /// Perft 2 with the shortcut on one CPU path.
-    struct Perft2<'a>(&'a Position);
+    /// Perft 2 on one CPU path: with the shortcut, or (`.1`) the plain
+    /// loop's, with replies handed down (`perft::replies`).
+    struct Perft2<'a>(&'a Position, bool);
 
     impl CpuFn for Perft2<'_> {
         type Output = u64;
         fn call<C: Cpu>(self, cpu: C) -> u64 {
-            match self.0.side_to_move() {
-                Color::White => perft2::<C, White>(cpu, self.0),
-                Color::Black => perft2::<C, Black>(cpu, self.0),
+            match (self.0.side_to_move(), self.1) {
+                (Color::White, false) => perft2::<C, White>(cpu, self.0),
+                (Color::Black, false) => perft2::<C, Black>(cpu, self.0),
+                (Color::White, true) => perft2_plain::<C, White>(cpu, self.0),
+                (Color::Black, true) => perft2_plain::<C, Black>(cpu, self.0),
             }
         }
     }
 
-    /// And perft 2 with the shortcut equals the sum over made children, on
-    /// every CPU path this machine supports.
+    /// And perft 2 with the shortcut, and the plain loop's, equal the sum
+    /// over made children, on every CPU path this machine supports.
     #[test]
     fn perft2_equals_the_sum_over_made_children() {
         let paths = CpuPath::supported();
@@ -873,7 +877,14 @@ pub(crate) mod tests {
                 .map(|&mv| pos.play_unchecked(mv).count_moves())
                 .sum();
             for &path in &paths {
-                assert_eq!(path.run(Perft2(&pos)), made, "{path} {}", pos.to_fen());
+                assert_eq!(
+                    path.run(Perft2(&pos, false)),
+                    made,
+                    "{path} {}",
+                    pos.to_fen()
+                );
+                let plain = path.run(Perft2(&pos, true));
+                assert_eq!(plain, made, "plain, {path} {}", pos.to_fen());
             }
         }
     }
