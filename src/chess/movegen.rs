@@ -494,14 +494,12 @@ pub(crate) fn count_with_king<C: Cpu, S: Side>(
     king_to: Bitboard,
     castling_rooks: Bitboard,
 ) -> u64 {
-    let info = NodeInfo::new::<S>(pos);
-    let mut counter = Counter(0);
-    if info.checkers.is_empty() {
-        generate_given::<C, S, false, _>(cpu, pos, &info, king_to, castling_rooks, &mut counter);
-    } else {
-        generate_given::<C, S, true, _>(cpu, pos, &info, king_to, Bitboard::EMPTY, &mut counter);
-    }
-    counter.0
+    let known = KnownReplies {
+        info: NodeInfo::new::<S>(pos),
+        king_to,
+        castling_rooks,
+    };
+    count_given::<C, S>(cpu, pos, &known)
 }
 
 /// [`count`] of a node whose checks and pins are known, its king moves

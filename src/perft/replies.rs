@@ -50,16 +50,16 @@ use crate::perft::leaf::count_leaves;
 
 /// What a leaf parent knows of its children's replies (see the module
 /// documentation).
-pub(crate) struct Replies {
+struct Replies {
     /// Origins of the moves that may change `S`'s attacks on the watched
     /// squares other than by the moved piece's own new attacks (the child
     /// then finds its king moves itself): the watched squares and `O`'s
     /// king's ring, `S`'s pieces that attack a watched square, and the
     /// single pieces between a watched square and an `S` slider behind them.
-    king_from: Bitboard,
+    king_part_from: Bitboard,
     /// Targets of such moves: the watched squares and the ring, and the
     /// squares between a watched square and the `S` slider attacking it.
-    king_to: Bitboard,
+    king_part_to: Bitboard,
     /// Origins of the moves that may change `O`'s pins or discover a check
     /// (the child then finds its checks and pins itself): pinners, and our
     /// pieces alone or with one of `O`'s between `O`'s king and our slider.
@@ -100,7 +100,7 @@ pub(crate) struct Replies {
     /// `O`'s castling rooks whose path is free, with their king paths.
     castlings: [(Bitboard, Bitboard); 2],
     /// The child's replies after a move that adds no attack on a watched
-    /// square and gives no knight check.
+    /// square and gives no check.
     quiet: KnownReplies,
 }
 
@@ -109,7 +109,7 @@ impl Replies {
     /// `O` may castle with a rook off the a- and h-files (Chess960: the rook
     /// may shield its king's path, which this does not follow).
     #[inline(always)]
-    pub(crate) fn new<C: Cpu, S: Side>(cpu: C, pos: &Position) -> Option<Replies> {
+    fn new<C: Cpu, S: Side>(cpu: C, pos: &Position) -> Option<Replies> {
         let o_color = <S::Other as Side>::COLOR;
         let ours = pos.colors(S::COLOR);
         let theirs = pos.colors(o_color);
@@ -135,21 +135,21 @@ impl Replies {
             }
         }
         fixed |= watched;
-        let (mut king_from, mut king_to) = (fixed, fixed);
+        let (mut king_part_from, mut king_part_to) = (fixed, fixed);
 
         // S's attacks on the watched squares, piece by piece.
         let mut attacked = Bitboard::EMPTY;
         let mut slider = |s: Square, a: Bitboard, through: Bitboard| {
             let hit = a & watched;
             if hit.nonempty() {
-                king_from |= s.bitboard();
+                king_part_from |= s.bitboard();
                 attacked |= hit;
                 for w in hit {
-                    king_to |= between(s, w);
+                    king_part_to |= between(s, w);
                 }
             }
             for w in through & watched & !a {
-                king_from |= between(s, w) & occ_k;
+                king_part_from |= between(s, w) & occ_k;
             }
         };
         // A slider off every line through a watched square attacks none,
@@ -169,18 +169,18 @@ impl Replies {
         for n in pos.pieces(Piece::Knight) & ours {
             let hit = knight_attacks(n) & watched;
             if hit.nonempty() {
-                king_from |= n.bitboard();
+                king_part_from |= n.bitboard();
                 attacked |= hit;
             }
         }
         let pawns = pos.pieces(Piece::Pawn) & ours;
         attacked |= (S::up_west(pawns) | S::up_east(pawns)) & watched;
-        king_from |=
+        king_part_from |=
             pawns & (<S::Other as Side>::up_west(watched) | <S::Other as Side>::up_east(watched));
         let our_king = pos.king(S::COLOR);
         let hit = king_attacks(our_king) & watched;
         if hit.nonempty() {
-            king_from |= our_king.bitboard();
+            king_part_from |= our_king.bitboard();
             attacked |= hit;
         }
         debug_assert_eq!(attacked, attacks_by::<C, S>(cpu, pos, occ_k) & watched);
@@ -225,8 +225,8 @@ impl Replies {
         };
         debug_assert_eq!(info.pinned, NodeInfo::new::<S::Other>(pos).pinned);
         let mut replies = Replies {
-            king_from,
-            king_to,
+            king_part_from,
+            king_part_to,
             pin_from,
             pin_to,
             pin_to_diagonal,
@@ -303,9 +303,41 @@ impl Replies {
             }
     }
 
+    /// The targets of `piece` from `from` whose children keep the watched
+    /// squares' attacks but for the moved piece's own.
+    #[inline(always)]
+    fn king_kept(&self, from: Square) -> Bitboard {
+        if self.king_part_from.contains(from) {
+            Bitboard::EMPTY
+        } else {
+            !self.king_part_to
+        }
+    }
+
+    /// The child's replies after `piece` moves from `from` to `to`: with
+    /// `KING` (the target in [`Replies::king_kept`]) its king targets and
+    /// castling rooks, with `PINS` (in [`Replies::pins_kept`]) its checks
+    /// and pins; the other parts are the child's to find.
+    #[inline(always)]
+    fn after<C: Cpu, S: Side, const KING: bool, const PINS: bool>(
+        &self,
+        cpu: C,
+        piece: Piece,
+        from: Square,
+        to: Square,
+    ) -> KnownReplies {
+        let mut known = self.quiet;
+        if KING {
+            self.king_after::<C, S>(cpu, piece, from, to, &mut known);
+        }
+        if PINS {
+            self.info_after(cpu, piece, from, to, &mut known);
+        }
+        known
+    }
+
     /// The child's king targets and castling rooks after `piece` moves from
-    /// `from` to `to` (a move outside [`Replies::king_from`] and
-    /// [`Replies::king_to`]), into `known`.
+    /// `from` to `to` (in [`Replies::king_kept`]), into `known`.
     #[inline(always)]
     fn king_after<C: Cpu, S: Side>(
         &self,
@@ -474,22 +506,13 @@ fn debug_assert_info_known<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &Know
     }
 }
 
-/// The [`MoveSink`] of [`perft2_plain`].
-struct Children<'a, C, S> {
-    cpu: C,
-    pos: &'a Position,
-    replies: &'a Replies,
-    nodes: u64,
-    side: PhantomData<S>,
-}
-
 impl Replies {
     /// The leaves below the children of `piece` on `from` moving to each of
     /// `to` in `pos` (side `S` to move; normal moves, no promotion): each
     /// child made and counted with as much of its replies given as holds
     /// for it.
     #[inline(always)]
-    pub(crate) fn count_moves<C: Cpu, S: Side>(
+    fn count_moves<C: Cpu, S: Side>(
         &self,
         cpu: C,
         pos: &Position,
@@ -497,28 +520,20 @@ impl Replies {
         from: Square,
         to: Bitboard,
     ) -> u64 {
-        let king_ok = if self.king_from.contains(from) {
-            Bitboard::EMPTY
-        } else {
-            !self.king_to
-        };
+        let king_ok = self.king_kept(from);
         let pins_ok = self.pins_kept(piece, from);
         let make = |to| pos.make_normal::<C, S, false>(cpu, piece, from, to);
         let mut nodes = 0;
         for to in to & king_ok & pins_ok {
-            let mut known = self.quiet;
-            self.king_after::<C, S>(cpu, piece, from, to, &mut known);
-            self.info_after(cpu, piece, from, to, &mut known);
+            let known = self.after::<C, S, true, true>(cpu, piece, from, to);
             nodes += count_known::<C, S::Other>(cpu, &make(to), &known);
         }
         for to in to & king_ok & !pins_ok {
-            let mut known = self.quiet;
-            self.king_after::<C, S>(cpu, piece, from, to, &mut known);
+            let known = self.after::<C, S, true, false>(cpu, piece, from, to);
             nodes += count_king_known::<C, S::Other>(cpu, &make(to), &known);
         }
         for to in to & !king_ok & pins_ok {
-            let mut known = self.quiet;
-            self.info_after(cpu, piece, from, to, &mut known);
+            let known = self.after::<C, S, false, true>(cpu, piece, from, to);
             nodes += count_info_known::<C, S::Other>(cpu, &make(to), &known);
         }
         for to in to & !king_ok & !pins_ok {
@@ -529,7 +544,7 @@ impl Replies {
 
     /// [`Replies::count_moves`] for one pawn move (no promotion).
     #[inline(always)]
-    pub(crate) fn count_pawn_move<C: Cpu, S: Side>(
+    fn count_pawn_move<C: Cpu, S: Side>(
         &self,
         cpu: C,
         pos: &Position,
@@ -537,26 +552,34 @@ impl Replies {
         to: Square,
     ) -> u64 {
         let child = pos.make_normal::<C, S, false>(cpu, Piece::Pawn, from, to);
-        let king_ok = !self.king_from.contains(from) && !self.king_to.contains(to);
+        let king_ok = self.king_kept(from).contains(to);
         let pins_ok = self.pins_kept(Piece::Pawn, from).contains(to);
-        if !king_ok && !pins_ok {
-            return count_leaves::<C, S::Other>(cpu, &child);
-        }
-        let mut known = self.quiet;
-        if king_ok {
-            self.king_after::<C, S>(cpu, Piece::Pawn, from, to, &mut known);
-        }
-        if pins_ok {
-            self.info_after(cpu, Piece::Pawn, from, to, &mut known);
-        }
-        if king_ok && pins_ok {
-            count_known::<C, S::Other>(cpu, &child, &known)
-        } else if king_ok {
-            count_king_known::<C, S::Other>(cpu, &child, &known)
-        } else {
-            count_info_known::<C, S::Other>(cpu, &child, &known)
+        let pawn = Piece::Pawn;
+        match (king_ok, pins_ok) {
+            (true, true) => {
+                let known = self.after::<C, S, true, true>(cpu, pawn, from, to);
+                count_known::<C, S::Other>(cpu, &child, &known)
+            }
+            (true, false) => {
+                let known = self.after::<C, S, true, false>(cpu, pawn, from, to);
+                count_king_known::<C, S::Other>(cpu, &child, &known)
+            }
+            (false, true) => {
+                let known = self.after::<C, S, false, true>(cpu, pawn, from, to);
+                count_info_known::<C, S::Other>(cpu, &child, &known)
+            }
+            (false, false) => count_leaves::<C, S::Other>(cpu, &child),
         }
     }
+}
+
+/// The [`MoveSink`] of [`perft2_plain`].
+struct Children<'a, C, S> {
+    cpu: C,
+    pos: &'a Position,
+    replies: &'a Replies,
+    nodes: u64,
+    side: PhantomData<S>,
 }
 
 impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
@@ -623,15 +646,9 @@ mod tests {
             }
             let piece = pos.piece_on(mv.from()).unwrap().1;
             let (from, to) = (mv.from(), mv.to());
-            let king_ok = !replies.king_from.contains(from) && !replies.king_to.contains(to);
+            let king_ok = replies.king_kept(from).contains(to);
             let pins_ok = replies.pins_kept(piece, from).contains(to);
-            let mut known = replies.quiet;
-            if king_ok {
-                replies.king_after::<Compiled, S>(Compiled, piece, from, to, &mut known);
-            }
-            if pins_ok {
-                replies.info_after(Compiled, piece, from, to, &mut known);
-            }
+            let known = replies.after::<Compiled, S, true, true>(Compiled, piece, from, to);
             let child = pos.play_unchecked(mv);
             let own = KnownReplies::of::<Compiled, S::Other>(Compiled, &child);
             let what = format!("{} after {}", pos.to_fen(), mv.to_uci(pos.is_chess960()));
