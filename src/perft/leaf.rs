@@ -108,12 +108,33 @@ impl Footprint {
         let king = pos.king(o);
         // Pins of O's pieces: the lines from O's king through its own first
         // piece up to the next one; a slider of S there pins that piece.
-        let first = (cpu.bishop_attacks(king, occ) | cpu.rook_attacks(king, occ)) & own;
-        let (xray_diagonal, xray_orthogonal) = (
-            cpu.bishop_attacks(king, occ ^ first),
-            cpu.rook_attacks(king, occ ^ first),
+        let (diagonal_sliders, orthogonal_sliders) = (
+            pos.diagonal_sliders() & enemy,
+            pos.orthogonal_sliders() & enemy,
         );
-        let mut all = xray_diagonal | xray_orthogonal;
+        let (has_diagonal, has_orthogonal) =
+            (diagonal_sliders.nonempty(), orthogonal_sliders.nonempty());
+        let mut first = Bitboard::EMPTY;
+        if has_diagonal {
+            first |= cpu.bishop_attacks(king, occ);
+        }
+        if has_orthogonal {
+            first |= cpu.rook_attacks(king, occ);
+        }
+        let first = first & own;
+        let xray_diagonal = if has_diagonal {
+            cpu.bishop_attacks(king, occ ^ first)
+        } else {
+            Bitboard::EMPTY
+        };
+        let xray_orthogonal = if has_orthogonal {
+            cpu.rook_attacks(king, occ ^ first)
+        } else {
+            Bitboard::EMPTY
+        };
+        // The king's neighbours, its own pieces included: capturing one
+        // gives the king a target.
+        let mut all = xray_diagonal | xray_orthogonal | king_attacks(king);
         let mut pinned = Bitboard::EMPTY;
         for sniper in xray_diagonal & pos.diagonal_sliders() & enemy {
             pinned |= between(king, sniper) & first;
@@ -183,18 +204,18 @@ impl Footprint {
         // it), and the first piece in front of a slider of S that would
         // attack it but for that piece (moving it uncovers the slider).
         let lines_occ = occ & !king.bitboard() & !beyond_rooks;
-        let (diagonal_sliders, orthogonal_sliders) = (
-            pos.diagonal_sliders() & enemy,
-            pos.orthogonal_sliders() & enemy,
-        );
         let mut diagonal = Bitboard::EMPTY;
         let mut orthogonal = Bitboard::EMPTY;
         let mut knight = Bitboard::EMPTY;
         let mut pawn = Bitboard::EMPTY;
         let mut next = Bitboard::EMPTY;
         for sq in area {
-            diagonal |= cpu.bishop_attacks(sq, lines_occ);
-            orthogonal |= cpu.rook_attacks(sq, lines_occ);
+            if has_diagonal {
+                diagonal |= cpu.bishop_attacks(sq, lines_occ);
+            }
+            if has_orthogonal {
+                orthogonal |= cpu.rook_attacks(sq, lines_occ);
+            }
             knight |= knight_attacks(sq);
             pawn |= pawn_attacks(o, sq);
             next |= king_attacks(sq);
