@@ -89,6 +89,10 @@ struct Footprint {
     /// paths and en passant). A quiet move outside it changes only the
     /// mobility of `O`'s unpinned sliders and pawns: [`Mobility`].
     king: Zone,
+    /// The squares next to `O`'s pawns: a double push of `S` there may
+    /// give `O` an en-passant capture (part of both zones for double
+    /// pushes only).
+    ep: Bitboard,
 }
 
 impl Footprint {
@@ -232,7 +236,7 @@ impl Footprint {
         let ep = Bitboard((pawns.0 & NOT_A) >> 1) | Bitboard((pawns.0 & NOT_H) << 1);
         let all = all | area | lines;
         let king_zone = Zone([
-            all | pawn | ep,
+            all | pawn,
             all | knight,
             all | diagonal,
             all | orthogonal,
@@ -241,6 +245,7 @@ impl Footprint {
         ]);
         shortcut.footprint.base = Zone(king_zone.0.map(|zone| zone | mobility));
         shortcut.footprint.king = king_zone;
+        shortcut.footprint.ep = ep;
         pinned
     }
 }
@@ -529,6 +534,7 @@ impl Shortcut {
         footprint: Footprint {
             base: Zone([Bitboard::EMPTY; 6]),
             king: Zone([Bitboard::EMPTY; 6]),
+            ep: Bitboard::EMPTY,
         },
         mobility: Mobility {
             sliders: [(Square::from_index(0), false, Bitboard::EMPTY); MAX_SLIDERS],
@@ -608,9 +614,14 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
                     origins & !zone
                 };
                 let them = self.pos.colors(<S::Other as Side>::COLOR);
-                let away = to & outside(s.footprint.king.of(Piece::Pawn));
+                let ep = if delta == 2 * S::UP {
+                    s.footprint.ep
+                } else {
+                    Bitboard::EMPTY
+                };
+                let away = to & outside(s.footprint.king.of(Piece::Pawn) | ep);
                 let quiet = away & !them;
-                let base = quiet & outside(s.footprint.base.of(Piece::Pawn));
+                let base = quiet & outside(s.footprint.base.of(Piece::Pawn) | ep);
                 Unmade {
                     base,
                     quiet: quiet & !base,
