@@ -53,9 +53,7 @@
 
 use std::marker::PhantomData;
 
-use crate::chess::attacks::{
-    between, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_rays,
-};
+use crate::chess::attacks::{between, bishop_rays, king_attacks, knight_attacks, rook_rays};
 use crate::chess::bitboard::Bitboard;
 use crate::chess::cpu::Cpu;
 use crate::chess::movegen::{self, MoveSink, NodeInfo, Side};
@@ -210,9 +208,6 @@ impl Footprint {
         let lines_occ = occ & !king.bitboard() & !beyond_rooks;
         let mut diagonal = Bitboard::EMPTY;
         let mut orthogonal = Bitboard::EMPTY;
-        let mut knight = Bitboard::EMPTY;
-        let mut pawn = Bitboard::EMPTY;
-        let mut next = Bitboard::EMPTY;
         for sq in area {
             if has_diagonal {
                 diagonal |= cpu.bishop_attacks(sq, lines_occ);
@@ -220,10 +215,19 @@ impl Footprint {
             if has_orthogonal {
                 orthogonal |= cpu.rook_attacks(sq, lines_occ);
             }
-            knight |= knight_attacks(sq);
-            pawn |= pawn_attacks(o, sq);
-            next |= king_attacks(sq);
         }
+        // The leapers' squares, set-wise: the squares a knight, pawn or
+        // king of S attacks an area square from. (For `next`, the area
+        // itself too: every area square but a lone king's is next to
+        // another, and the king's own square is no move's target.)
+        let a = area.0;
+        let (west, east) = ((a & NOT_A) >> 1, (a & NOT_H) << 1);
+        let (west2, east2) = ((west & NOT_A) >> 1, (east & NOT_H) << 1);
+        let (one, two) = (west | east, west2 | east2);
+        let knight = Bitboard(one << 16 | one >> 16 | two << 8 | two >> 8);
+        let pawn = <S::Other as Side>::up_west(area) | <S::Other as Side>::up_east(area);
+        let row = a | west | east;
+        let next = Bitboard(row | row << 8 | row >> 8);
         // From each slider of S that is aligned with the area (fewer than
         // the area's squares): what it attacks there directly, and through
         // one piece.
@@ -840,6 +844,15 @@ pub(crate) mod tests {
                     );
                 }
             }
+        }
+        // From CPW position 3 to a leaf parent whose side to move has no
+        // slider and can take a piece next to the other king (`c5xb4`):
+        // a king zone without the king's neighbours once missed that the
+        // capture gives the king a target.
+        let mut pos = Position::from_fen("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1").unwrap();
+        for mv in ["a5a4", "h5b5", "a4b5", "c7c5", "b5a5"] {
+            pos = pos.play_unchecked(pos.parse_uci(mv).unwrap());
+            out.push(pos);
         }
         out
     }
