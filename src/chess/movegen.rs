@@ -339,6 +339,23 @@ fn pinned_moves<C: Cpu, S: Side, K: MoveSink>(
     false
 }
 
+/// The moves of side `S`'s pieces `pinned` (pinned to its king; `S` not
+/// in check, no en passant): the pinned part of [`count`], for a caller
+/// that counts the other pieces' moves itself.
+#[inline(always)]
+pub(crate) fn pinned_move_count<C: Cpu, S: Side>(cpu: C, pos: &Position, pinned: Bitboard) -> u64 {
+    let mut counter = Counter(0);
+    pinned_moves::<C, S, Counter>(
+        cpu,
+        pos,
+        pinned,
+        pos.occupied(),
+        Bitboard::FULL,
+        &mut counter,
+    );
+    counter.0
+}
+
 /// A sink that adds up move counts: bulk counting.
 struct Counter(u64);
 

@@ -362,12 +362,13 @@ impl Mobility {
 }
 
 impl Mobility {
-    /// `O`'s reply count in `pos` with the turn passed, when `O` has no
-    /// pinned piece and every slider fits: its king moves and castlings
-    /// counted, the rest from what [`Footprint::fill`] already looked up
-    /// (slider attack sets, the pawns' count). A queen's two attack sets
-    /// are disjoint, so their counts add. Saves the generator's pin scan
-    /// and slider lookups of [`passed_count`] once per leaf parent.
+    /// The moves of `O`'s unpinned pieces in `pos` with the turn passed,
+    /// when every slider fits: its king moves and castlings counted, the
+    /// rest from what [`Footprint::fill`] already looked up (slider attack
+    /// sets, the pawns' count). A queen's two attack sets are disjoint, so
+    /// their counts add. With the pinned pieces' moves added (counted
+    /// along their pin lines), saves the generator's pin scan and slider
+    /// lookups of [`passed_count`] once per leaf parent.
     #[inline(always)]
     fn passed_count<C: Cpu, S: Side>(&self, cpu: C, pos: &Position) -> u64 {
         let mut n = movegen::king_move_count::<C, S::Other>(cpu, pos) + self.pawn_count;
@@ -526,11 +527,22 @@ impl Shortcut {
     #[inline(always)]
     fn fill<C: Cpu, S: Side>(&mut self, cpu: C, pos: &Position) {
         let pinned = Footprint::fill::<C, S>(cpu, pos, self);
-        self.base = if pinned.is_empty() && self.mobility.complete {
-            self.mobility.passed_count::<C, S>(cpu, pos)
+        self.base = if self.mobility.complete {
+            let free = self.mobility.passed_count::<C, S>(cpu, pos);
+            if pinned.is_empty() {
+                free
+            } else {
+                free + movegen::pinned_move_count::<C, S::Other>(cpu, pos, pinned)
+            }
         } else {
             passed_count::<C, S>(cpu, pos)
         };
+        debug_assert_eq!(
+            self.base,
+            passed_count::<C, S>(cpu, pos),
+            "{}",
+            pos.to_fen()
+        );
     }
 
     /// The starting value [`Shortcut::fill`] writes into.
