@@ -116,32 +116,31 @@ impl Footprint {
         );
         let (has_diagonal, has_orthogonal) =
             (diagonal_sliders.nonempty(), orthogonal_sliders.nonempty());
-        let mut first = Bitboard::EMPTY;
-        if has_diagonal {
-            first |= cpu.bishop_attacks(king, occ);
-        }
-        if has_orthogonal {
-            first |= cpu.rook_attacks(king, occ);
-        }
-        let first = first & own;
-        let xray_diagonal = if has_diagonal {
-            cpu.bishop_attacks(king, occ ^ first)
-        } else {
-            Bitboard::EMPTY
+        // The king's lines of the slider kinds S has (no other can pin).
+        let lines_from_king = |occ| {
+            let diagonal = if has_diagonal {
+                cpu.bishop_attacks(king, occ)
+            } else {
+                Bitboard::EMPTY
+            };
+            let orthogonal = if has_orthogonal {
+                cpu.rook_attacks(king, occ)
+            } else {
+                Bitboard::EMPTY
+            };
+            (diagonal, orthogonal)
         };
-        let xray_orthogonal = if has_orthogonal {
-            cpu.rook_attacks(king, occ ^ first)
-        } else {
-            Bitboard::EMPTY
-        };
+        let (diagonal_line, orthogonal_line) = lines_from_king(occ);
+        let first = (diagonal_line | orthogonal_line) & own;
+        let (xray_diagonal, xray_orthogonal) = lines_from_king(occ ^ first);
         // The king's neighbours, its own pieces included: capturing one
         // gives the king a target.
         let mut all = xray_diagonal | xray_orthogonal | king_attacks(king);
         let mut pinned = Bitboard::EMPTY;
-        for sniper in xray_diagonal & pos.diagonal_sliders() & enemy {
+        for sniper in xray_diagonal & diagonal_sliders {
             pinned |= between(king, sniper) & first;
         }
-        for sniper in xray_orthogonal & pos.orthogonal_sliders() & enemy {
+        for sniper in xray_orthogonal & orthogonal_sliders {
             pinned |= between(king, sniper) & first;
         }
         // The slider array keeps `Shortcut::EMPTY`'s entries: only the
