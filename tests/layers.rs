@@ -178,6 +178,147 @@ fn an_added_upward_import_is_caught() {
     );
 }
 
+/// The sibling modules a file of layer `layer` names outside its tests:
+/// `crate::layer::m` and `super::m` (a file directly under the layer's
+/// folder), `m` being another file or folder of that layer. Comments (doc
+/// links among them) do not count.
+fn sibling_modules(layer: &str, text: &str, siblings: &BTreeSet<String>) -> BTreeSet<String> {
+    let code: String = text
+        .split("#[cfg(test)]")
+        .next()
+        .unwrap_or("")
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let code = code.as_str();
+    let mut out = BTreeSet::new();
+    for prefix in [format!("crate::{layer}::"), "super::".to_string()] {
+        let mut rest = code;
+        while let Some(at) = rest.find(&prefix) {
+            rest = &rest[at + prefix.len()..];
+            let names: Vec<String> = match rest.trim_start().strip_prefix('{') {
+                Some(group) => group
+                    .split(['}', ';'])
+                    .next()
+                    .unwrap_or("")
+                    .split(',')
+                    .map(first_ident)
+                    .collect(),
+                None => vec![first_ident(rest)],
+            };
+            out.extend(names.into_iter().filter(|n| siblings.contains(n)));
+        }
+    }
+    out
+}
+
+/// Import cycles among the files of one layer's folder (`a` uses `b` and
+/// `b` uses `a`, directly or through others), as `a -> b -> a`. Test modules
+/// are left out: a test may use another module's test helpers.
+fn module_cycles(layer_dir: &Path, layer: &str) -> Vec<String> {
+    let mut siblings = BTreeSet::new();
+    let mut files = Vec::new();
+    for entry in fs::read_dir(layer_dir).expect("layer folder") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_stem()
+            .expect("file name")
+            .to_string_lossy()
+            .into_owned();
+        if name == "mod" || name == "tests" {
+            continue;
+        }
+        if path.is_dir() || path.extension().is_some_and(|e| e == "rs") {
+            siblings.insert(name.clone());
+            files.push((name, path));
+        }
+    }
+    let mut edges: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
+    for (name, path) in &files {
+        let mut used = BTreeSet::new();
+        for file in rust_files(path) {
+            let text = fs::read_to_string(&file).expect("read source");
+            // `super::` in a file of a sub-folder means that folder, not the layer.
+            let direct = file.parent() == Some(layer_dir);
+            for m in sibling_modules(layer, &text, &siblings) {
+                if m != *name && (direct || text.contains(&format!("crate::{layer}::{m}"))) {
+                    used.insert(m);
+                }
+            }
+        }
+        edges.insert(name.clone(), used);
+    }
+    // Depth-first search from every module, reporting each cycle once per start.
+    let mut cycles = BTreeSet::new();
+    fn walk(
+        at: &str,
+        path: &mut Vec<String>,
+        edges: &std::collections::BTreeMap<String, BTreeSet<String>>,
+        cycles: &mut BTreeSet<String>,
+    ) {
+        for next in &edges[at] {
+            if let Some(i) = path.iter().position(|p| p == next) {
+                let mut cycle = path[i..].to_vec();
+                let min = (0..cycle.len()).min_by_key(|&k| &cycle[k]).unwrap_or(0);
+                cycle.rotate_left(min);
+                cycle.push(cycle[0].clone());
+                cycles.insert(cycle.join(" -> "));
+            } else {
+                path.push(next.clone());
+                walk(next, path, edges, cycles);
+                path.pop();
+            }
+        }
+    }
+    for start in edges.keys() {
+        walk(start, &mut vec![start.clone()], &edges, &mut cycles);
+    }
+    cycles.into_iter().collect()
+}
+
+#[test]
+fn no_import_cycle_between_the_files_of_a_layer() {
+    let src = repo_path("src");
+    let mut found = Vec::new();
+    for layer in ["chess", "perft", "search", "validate", "report", "cli"] {
+        for cycle in module_cycles(&src.join(layer), layer) {
+            found.push(format!("src/{layer}: {cycle}"));
+        }
+    }
+    assert!(found.is_empty(), "import cycles:\n{}", found.join("\n"));
+}
+
+/// The cycle finder itself: the count/replies cycle the perft layer once had
+/// (through an inline path and a `use` group) is reported, and a one-way use
+/// is not.
+#[test]
+fn an_import_cycle_is_caught() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("perft-cycles-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("mkdir");
+    fs::write(
+        dir.join("count.rs"),
+        "use crate::perft::{leaf::Scratch, replies::perft2_plain};\n",
+    )
+    .expect("write");
+    fs::write(
+        dir.join("replies.rs"),
+        "fn f() { crate::perft::count::for_each_child(); }\n#[cfg(test)]\nmod tests { use super::leaf; }\n",
+    )
+    .expect("write");
+    fs::write(dir.join("leaf.rs"), "use super::hash::PerftTable;\n").expect("write");
+    fs::write(
+        dir.join("hash.rs"),
+        "#[cfg(test)]\nmod tests { use crate::perft::leaf; }\n",
+    )
+    .expect("write");
+    let found = module_cycles(&dir, "perft");
+    let _ = fs::remove_dir_all(&dir);
+    assert_eq!(found, ["count -> replies -> count"]);
+}
+
 /// Relative links `[text](path)` and `[text](path#anchor)` of every
 /// Markdown file in the repository point at files that exist.
 #[test]

@@ -7,6 +7,7 @@
 //! units for deep runs split over many processes or machines ([`units`]).
 //! Uses the `chess` layer only.
 
+mod children;
 mod count;
 pub mod hash;
 mod leaf;

@@ -46,6 +46,7 @@ use crate::chess::moves::{PROMOTION_PIECES, PieceMoves};
 use crate::chess::piece::Piece;
 use crate::chess::position::Position;
 use crate::chess::square::Square;
+use crate::perft::children::for_each_child;
 use crate::perft::leaf::count_leaves;
 
 /// What a leaf parent knows of its children's replies (see the module
@@ -423,7 +424,7 @@ impl Replies {
 pub(crate) fn perft2_plain<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
     let Some(replies) = Replies::new::<C, S>(cpu, pos) else {
         let mut nodes = 0;
-        crate::perft::count::for_each_child::<C, S, false>(cpu, pos, |child| {
+        for_each_child::<C, S, false>(cpu, pos, |child| {
             nodes += count_leaves::<C, S::Other>(cpu, child);
         });
         return nodes;

@@ -67,7 +67,8 @@ use crate::chess::moves::{Move, MoveKind, PROMOTION_PIECES, PieceMoves};
 use crate::chess::piece::{Color, Piece};
 use crate::chess::position::Position;
 use crate::chess::square::Square;
-use crate::perft::count::{Control, Perft, for_each_child};
+use crate::perft::children::for_each_child;
+use crate::perft::count::{Control, Perft};
 
 /// The breakdown of the leaves of a perft (see the module notes for the
 /// exact definitions). `nodes` is the perft count itself.
