@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Our perft build against the fastest peer programs on an EPD set, interleaved.
+
+    scripts/peers.py [--perft BIN] [--gigantua PATH] [--perft-cpu PATH]
+                     [--file EPD] [--rounds N] [--plain | --both] [--filter TEXT]
+                     [--json OUT]
+
+--perft BIN       our build (default target/release/perft)
+--gigantua PATH   Gigantua (`gigantua "FEN" D`, stdin closed; counts depths 1..D)
+--perft-cpu PATH  perft_cpu_2026 (`perft_cpu "FEN" D -nott`; counts depths 1..D)
+--file EPD        positions (default positions/speed.epd); each line's deepest
+                  ;Dn is the timed depth, and every ;Dn is checked against the
+                  peers' per-depth counts
+--rounds N        rounds (default 5); each round runs every program once per
+                  position, in an order that rotates from round to round
+--plain           time `perft count --plain` (the plain counter) instead of the
+                  default counter; --both times the two side by side
+--filter TEXT     only lines containing TEXT (e.g. an id or "rook ending")
+--json OUT        every sample and summary as JSON
+
+Every run is a whole process timed by its CPU time (user + system, from
+wait4): one thread, no table. Ours runs `perft count D FEN --threads 1
+--no-hash --json` and is credited with perft D; the peers count every depth
+1..D in one process and are credited with the sum of those counts (their
+extra work is about 3-7 %), so each speed is credited nodes per CPU second.
+Per position: the median time of each program, and the median over rounds of
+ours/peer speed against the faster peer of that round. Per bin of men on the
+board (up to 10, 11-16, 17-24, 25-32) and overall: the geometric mean of
+those ratios. A count that differs from the EPD's stops the script (exit 1);
+a usage error exits 2.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+BINS = [(2, 10, "up to 10"), (11, 16, "11-16"), (17, 24, "17-24"), (25, 32, "25-32")]
+
+
+def fail(message, code=1):
+    print(f"peers.py: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def men(fen):
+    return sum(c.isalpha() for c in fen.split()[0])
+
+
+def read_epd(path, text_filter):
+    out = []
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#") or (text_filter and text_filter not in line):
+                continue
+            fields = line.split(";")
+            fen = " ".join(fields[0].split()[:4])
+            full = fields[0].split()
+            fen = " ".join(full[:6]) if len(full) >= 6 else " ".join(full[:4]) + " 0 1"
+            counts, ident = {}, f"line {lineno}"
+            for op in fields[1:]:
+                op = op.strip()
+                m = re.fullmatch(r"D(\d+)\s+(\d+)", op)
+                if m:
+                    counts[int(m.group(1))] = int(m.group(2))
+                elif op.startswith("id "):
+                    ident = op[3:].strip().strip('"')
+            if not counts:
+                fail(f"{path}:{lineno}: no ;Dn count", 2)
+            out.append({"id": ident, "fen": fen, "counts": counts, "depth": max(counts)})
+    if not out:
+        fail(f"{path}: no position (filter {text_filter!r})", 2)
+    return out
+
+
+def run(args, stdin_null=True):
+    """(stdout text, CPU seconds) of one whole process."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        os.dup2(write, 1)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 2)
+        if stdin_null:
+            os.dup2(devnull, 0)
+        os.execv(args[0], args)
+    os.close(write)
+    with os.fdopen(read, errors="replace") as f:
+        text = f.read()
+    _, status, ru = os.wait4(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    return text, ru.ru_utime + ru.ru_stime, code
+
+
+def ours(binary, plain):
+    def go(pos):
+        args = [binary, "count", str(pos["depth"]), pos["fen"], "--threads", "1",
+                "--no-hash", "--json"]
+        if plain:
+            args.append("--plain")
+        text, t, code = run(args)
+        if code != 0:
+            fail(f"{' '.join(args)}: exit {code}")
+        nodes = json.loads(text)["nodes"]
+        if nodes != pos["counts"][pos["depth"]]:
+            fail(f"{pos['id']}: ours {nodes}, EPD {pos['counts'][pos['depth']]}")
+        return nodes, t
+    return go
+
+
+def per_depth_peer(binary, argv, pattern):
+    """A peer that prints a count per depth 1..D; credited with their sum."""
+    def go(pos):
+        args = [binary] + [a.format(fen=pos["fen"], depth=pos["depth"]) for a in argv]
+        text, t, code = run(args)
+        found = {int(d): int(c.replace(",", "")) for d, c in re.findall(pattern, text)}
+        for d, want in pos["counts"].items():
+            if found.get(d) != want:
+                fail(f"{pos['id']}: {os.path.basename(binary)} perft {d} = {found.get(d)} "
+                     f"(exit {code}), EPD {want}")
+        return sum(found[d] for d in range(1, pos["depth"] + 1)), t
+    return go
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[1])
+    ap.add_argument("--perft", default="target/release/perft")
+    ap.add_argument("--gigantua")
+    ap.add_argument("--perft-cpu")
+    ap.add_argument("--file", default="positions/speed.epd")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--plain", action="store_true")
+    ap.add_argument("--both", action="store_true")
+    ap.add_argument("--filter")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    for path in [a.perft, a.gigantua, a.perft_cpu]:
+        if path and not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            fail(f"{path}: not an executable file", 2)
+    if a.rounds < 1:
+        fail("--rounds must be at least 1", 2)
+    peers = {}
+    if a.gigantua:
+        peers["gigantua"] = per_depth_peer(a.gigantua, ["{fen}", "{depth}"],
+                                           r"Perft (\d+): (\d+)")
+    if a.perft_cpu:
+        peers["perft_cpu"] = per_depth_peer(a.perft_cpu, ["{fen}", "{depth}", "-nott"],
+                                            r"Perft\(\s*(\d+)\): ([\d,]+)")
+    if not peers:
+        fail("name at least one peer (--gigantua, --perft-cpu)", 2)
+    mine = {}
+    if a.both or not a.plain:
+        mine["ours"] = ours(a.perft, False)
+    if a.both or a.plain:
+        mine["plain"] = ours(a.perft, True)
+    programs = {**mine, **peers}
+    positions = read_epd(a.file, a.filter)
+
+    results = []
+    for pos in positions:
+        samples = {name: [] for name in programs}  # (credited nodes, seconds) per round
+        names = list(programs)
+        for r in range(a.rounds):
+            k = r % len(names)
+            for name in names[k:] + names[:k]:
+                samples[name].append(programs[name](pos))
+        speed = {n: [c / t for c, t in s] for n, s in samples.items()}
+        best_peer = [max(speed[p][r] for p in peers) for r in range(a.rounds)]
+        row = {"id": pos["id"], "fen": pos["fen"], "depth": pos["depth"], "men": men(pos["fen"]),
+               "seconds": {n: statistics.median(t for _, t in s) for n, s in samples.items()},
+               "mnps": {n: statistics.median(v) / 1e6 for n, v in speed.items()},
+               "samples": samples, "ratio": {}, "spread": {}}
+        for m in mine:
+            rs = [speed[m][r] / best_peer[r] for r in range(a.rounds)]
+            row["ratio"][m] = statistics.median(rs)
+            row["spread"][m] = [min(rs), max(rs)]
+        results.append(row)
+        cols = "  ".join(f"{n} {row['mnps'][n]:7.0f}" for n in programs)
+        rat = "  ".join(f"{m}/peer {row['ratio'][m]:.2f}x ({row['spread'][m][0]:.2f}-"
+                        f"{row['spread'][m][1]:.2f})" for m in mine)
+        print(f"{pos['id']:<10} {row['men']:2} men D{pos['depth']:<2} Mnps: {cols}  {rat}",
+              flush=True)
+
+    summary = {}
+    print(f"\ngeometric means of ours/faster peer ({a.rounds} rounds, CPU time, 1 thread, "
+          f"no table; peers: {', '.join(peers)})")
+    for lo, hi, name in BINS + [(0, 99, "all")]:
+        rows = [r for r in results if lo <= r["men"] <= hi]
+        if not rows:
+            continue
+        summary[name] = {}
+        parts = []
+        for m in mine:
+            g = geomean([r["ratio"][m] for r in rows])
+            worst = min(rows, key=lambda r: r["ratio"][m])
+            summary[name][m] = {"geomean": g, "worst": worst["ratio"][m], "worst_id": worst["id"],
+                                "positions": len(rows)}
+            parts.append(f"{m} {g:.2f}x (worst {worst['ratio'][m]:.2f}x {worst['id']})")
+        print(f"  {name:<9} {len(rows):2} positions: " + "  ".join(parts))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"rounds": a.rounds, "peers": list(peers), "positions": results,
+                       "summary": summary}, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
