@@ -16,6 +16,8 @@
 --plain           time `perft count --plain` (the plain counter) instead of the
                   default counter; --both times the two side by side
 --filter TEXT     only lines containing TEXT (e.g. an id or "rook ending")
+--also NAME=BIN   another build of ours timed in the same rounds (e.g.
+                  pgo=target/pgo/release/perft), with its own ratios
 --json OUT        every sample and summary as JSON
 
 Every run is a whole process timed by its CPU time (user + system, from
@@ -141,6 +143,8 @@ def main():
     ap.add_argument("--plain", action="store_true")
     ap.add_argument("--both", action="store_true")
     ap.add_argument("--filter")
+    ap.add_argument("--also", action="append", default=[],
+                    help="NAME=BIN: another build of ours in the same rounds (e.g. pgo=...)")
     ap.add_argument("--json")
     a = ap.parse_args()
     for path in [a.perft, a.gigantua, a.perft_cpu]:
@@ -162,6 +166,11 @@ def main():
         mine["ours"] = ours(a.perft, False)
     if a.both or a.plain:
         mine["plain"] = ours(a.perft, True)
+    for spec in a.also:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            fail(f"--also {spec!r}: not NAME=EXECUTABLE", 2)
+        mine[name] = ours(path, a.plain and not a.both)
     programs = {**mine, **peers}
     positions = read_epd(a.file, a.filter)
 
