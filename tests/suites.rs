@@ -65,6 +65,49 @@ fn chess960_suite_counts_up_to_ten_million() {
 }
 
 #[test]
+fn speed_set_counts_up_to_twenty_million() {
+    // Every count of positions/speed.epd is Stockfish 15.1's `go perft`
+    // (scripts/speed_set.py); the timed depths (0.3-3 s each) are left to
+    // `perft suite positions/speed.epd` and scripts/peers.py. Each of the 64
+    // positions has at least its D1-D3 under the cap.
+    let checked = check_suite("speed", 20_000_000);
+    assert!(checked >= 64 * 3, "{checked}");
+    let plain = check_suite_with("speed", 1_000_000, perft_plain);
+    assert!(plain >= 64 * 3, "{plain}");
+}
+
+/// The speed set is what issue 23 asks for: at least 60 positions, at least
+/// 12 in each bin of men on the board, every line's comment naming the bin
+/// its FEN is in, and every line deep enough to time (a count of at least
+/// 100 million at its deepest depth).
+#[test]
+fn speed_set_has_four_bins_of_at_least_twelve() {
+    let records = load("speed");
+    assert!(records.len() >= 60, "{} positions", records.len());
+    let mut bins = [0usize; 4];
+    for r in &records {
+        let men = r.position.occupied().len();
+        let bin = match men {
+            0..=10 => 0,
+            11..=16 => 1,
+            17..=24 => 2,
+            _ => 3,
+        };
+        bins[bin] += 1;
+        let name = ["bin up to 10,", "bin 11-16,", "bin 17-24,", "bin 25-32,"][bin];
+        let comment = r
+            .ops
+            .iter()
+            .find(|(op, _)| op == "c0")
+            .map_or("", |(_, text)| text.as_str());
+        assert!(comment.contains(name), "line {}: {men} men, c0 {comment:?}", r.line);
+        let deepest = r.depths.iter().map(|&(_, n)| n).max().unwrap_or(0);
+        assert!(deepest >= 100_000_000, "line {}: deepest count {deepest}", r.line);
+    }
+    assert!(bins.iter().all(|&n| n >= 12), "{bins:?}");
+}
+
+#[test]
 fn the_plain_loop_gives_the_published_counts_too() {
     // perft_plain makes every move above the last ply (no leaf-parent
     // shortcut): a second, independent path through the same generator.
