@@ -346,3 +346,43 @@ fn stockfish_agrees_and_is_timed() {
         assert!(sf["ratio"]["median"].as_f64().unwrap() > 0.0);
     }
 }
+
+/// Ctrl-C (SIGINT) while a peer runs: the peer is killed, what was
+/// measured is printed marked partial, exit 130, and the interrupted peer
+/// is not reported as failed.
+#[test]
+fn ctrl_c_prints_the_partial_report_and_exits_130() {
+    let q = fake_qperft("qperft", 0);
+    let hang = script("hang-long", "exec sleep 60");
+    let child = std::process::Command::new(crate::common::perft_bin())
+        .args([
+            "versus",
+            &format!("qperft={q}"),
+            &format!("hqperft={hang}"),
+            "--positions",
+            "start:3,kiwipete:3",
+            "--rounds",
+            "1",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let v = json_stdout(&out);
+    check_schema(&v);
+    assert_eq!(v["complete"], false);
+    assert!(v["errors"].as_array().unwrap().is_empty());
+    let positions = v["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), 1, "stopped on the first position");
+    assert_eq!(positions[0]["complete"], false);
+    assert_eq!(positions[0]["results"][1]["samples"][0]["nodes"], 8902);
+}

@@ -458,10 +458,21 @@ fn measure(
             RunFailure::Io(e) => Some(("output", format!("cannot read its output: {e}"))),
         })
     };
+    // Ctrl-C on a terminal reaches the whole process group: a program that
+    // died of SIGINT as the stop flag went up was interrupted, not broken.
+    let interrupted = |f: &Finished| {
+        if f.signal == Some(SIGINT) {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        stop.is_some_and(|s| s.load(Ordering::SeqCst))
+    };
     let startup = match peer.startup_invocation() {
         Some(inv) => {
             let f = run(&inv)?;
             if !f.success() {
+                if interrupted(&f) {
+                    return Err(None);
+                }
                 return Err(Some(crashed(&f, "its start-up run (go perft 1)")));
             }
             Some(f.cpu_seconds.unwrap_or(f.wall_seconds))
@@ -471,6 +482,9 @@ fn measure(
     let inv = peer.invocation(&position.fen, position.chess960, position.depth, matching);
     let f = run(&inv)?;
     if !f.success() {
+        if interrupted(&f) {
+            return Err(None);
+        }
         return Err(Some(crashed(&f, "the run")));
     }
     let out = parse_output(peer.kind, &f.stdout, position.depth, expected).map_err(|why| {
@@ -494,6 +508,9 @@ fn measure(
     };
     Ok((out, sample))
 }
+
+/// The signal number of SIGINT (2 on every Unix).
+const SIGINT: i32 = 2;
 
 fn crashed(f: &Finished, what: &str) -> (&'static str, String) {
     let first = f

@@ -161,6 +161,15 @@ fn reap(pid: u32) -> Status {
     }
 }
 
+/// Why a run started at `start` must be killed now, if it must.
+fn must_end(start: Instant, timeout: Duration, stop: Option<&AtomicBool>) -> Option<RunFailure> {
+    if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
+        Some(RunFailure::Stopped)
+    } else {
+        (start.elapsed() >= timeout).then_some(RunFailure::Timeout(timeout))
+    }
+}
+
 /// Waits for `child` (reaped by [`reap`] on a thread), killing it at
 /// `timeout` or when `stop` is raised.
 #[cfg(target_os = "linux")]
@@ -181,15 +190,10 @@ fn wait(
             Ok(r) => return Ok(r),
             Err(RecvTimeoutError::Disconnected) => return Ok(Status::default()),
             Err(RecvTimeoutError::Timeout) => {
-                let stopped = stop.is_some_and(|s| s.load(Ordering::SeqCst));
-                if stopped || start.elapsed() >= timeout {
+                if let Some(why) = must_end(start, timeout, stop) {
                     let _ = child.kill();
                     let _ = rx.recv();
-                    return Err(if stopped {
-                        RunFailure::Stopped
-                    } else {
-                        RunFailure::Timeout(timeout)
-                    });
+                    return Err(why);
                 }
             }
         }
@@ -213,15 +217,10 @@ fn wait(
                 at: Some(Instant::now()),
             });
         }
-        let stopped = stop.is_some_and(|s| s.load(Ordering::SeqCst));
-        if stopped || start.elapsed() >= timeout {
+        if let Some(why) = must_end(start, timeout, stop) {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(if stopped {
-                RunFailure::Stopped
-            } else {
-                RunFailure::Timeout(timeout)
-            });
+            return Err(why);
         }
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -237,6 +236,9 @@ pub struct LoadSample {
     /// Jiffies of all CPUs since boot (the `cpu` line of `/proc/stat`).
     #[serde(skip)]
     pub total_ticks: u64,
+    /// Of those, idle (idle + iowait).
+    #[serde(skip)]
+    pub idle_ticks: u64,
     /// Of those, stolen by the hypervisor.
     #[serde(skip)]
     pub steal_ticks: u64,
@@ -262,8 +264,17 @@ impl LoadSample {
             load1,
             load5,
             total_ticks: v.iter().take(8).sum(),
+            idle_ticks: v.get(3)? + v.get(4).copied().unwrap_or(0),
             steal_ticks: v.get(7).copied().unwrap_or(0),
         })
+    }
+
+    /// The fraction of CPU time spent busy (not idle) between `self` and
+    /// `later`, over all CPUs.
+    pub fn busy_fraction(&self, later: &LoadSample) -> Option<f64> {
+        let total = later.total_ticks.checked_sub(self.total_ticks)?;
+        let idle = later.idle_ticks.saturating_sub(self.idle_ticks);
+        (total > 0).then(|| total.saturating_sub(idle) as f64 / total as f64)
     }
 
     /// The fraction of CPU time stolen between `self` and `later`.
