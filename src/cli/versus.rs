@@ -69,6 +69,10 @@ pub struct VersusArgs {
     /// perft_cpu); default none, like for like.
     #[arg(long, value_name = "SIZE")]
     pub hash: Option<String>,
+    /// Time `perft count --stats` on our side (every leaf counted and
+    /// classified, no perft table) against the peers' plain counts.
+    #[arg(long, conflicts_with = "hash")]
+    pub stats: bool,
     /// Print one JSON object on stdout (docs/schema/versus.schema.json).
     #[arg(long)]
     pub json: bool,
@@ -205,6 +209,7 @@ pub fn run_versus_command(args: VersusArgs, quiet: bool) -> Result<u8, Error> {
         rounds: args.rounds,
         threads: args.threads,
         hash_bytes,
+        stats: args.stats,
         peer_timeout: args.peer_timeout,
     };
     let mut warnings = timing_warnings(args.threads, None);

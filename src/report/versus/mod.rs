@@ -25,6 +25,11 @@ pub const LOADED_BEFORE: f64 = 1.0;
 /// which the report warns.
 pub const LOADED_STEAL: f64 = 0.02;
 
+/// A median time below this many seconds is too short to time: process
+/// start-up and the timer's resolution weigh on it (and Stockfish's
+/// subtracted start-up can exceed what is left).
+pub const SHORT_SECONDS: f64 = 0.02;
+
 /// A warning of the report: `{"kind": ..., "message": ...}` like
 /// [`Warning`], with the kinds of this command besides.
 #[derive(Clone, Debug, Serialize)]
@@ -297,6 +302,28 @@ impl VersusReport {
                 ),
             });
         }
+        let short: Vec<String> = positions
+            .iter()
+            .flat_map(|p| {
+                p.results.iter().filter_map(move |r| {
+                    let s = r.median_seconds.filter(|&s| s < SHORT_SECONDS)?;
+                    Some(format!(
+                        "{} on {} D{} ({s:.3} s)",
+                        r.program, p.name, p.depth
+                    ))
+                })
+            })
+            .collect();
+        if !short.is_empty() {
+            warnings.push(VersusWarning {
+                kind: "short_run".into(),
+                message: format!(
+                    "too short to time reliably, start-up and timer resolution dominate: {}; \
+                     use deeper depths",
+                    short.join(", ")
+                ),
+            });
+        }
         for prog in &run.programs {
             for what in &prog.unmatched {
                 let flag = match *what {
@@ -393,7 +420,7 @@ impl VersusReport {
     fn notes(&self) -> String {
         let st = &self.settings;
         let mut s = format!(
-            "{}, interleaved (the order rotates every round); {}, {}. Times are CPU seconds \
+            "{}, interleaved (the order rotates every round); {}, {}{}. Times are CPU seconds \
              (user + system) of whole processes, start-up included; Mnps = nodes credited per \
              median second.\nRatio = perft's speed / the program's, the median of the per-round \
              ratios (range in brackets): above 1, perft is faster.\n",
@@ -406,6 +433,11 @@ impl VersusReport {
                     "a {} perft table",
                     crate::perft::hash::human_bytes(st.hash_bytes)
                 )
+            },
+            if st.stats {
+                "; perft runs with --stats (every leaf classified)"
+            } else {
+                ""
             }
         );
         for (i, prog) in self.programs.iter().enumerate() {

@@ -112,6 +112,9 @@ pub struct VersusSettings {
     pub threads: usize,
     /// Perft table bytes for our side and for peers that have one (0: none).
     pub hash_bytes: u128,
+    /// Our side runs `perft count --stats` (every leaf counted and
+    /// classified, no table) against the peers' plain counts.
+    pub stats: bool,
     /// Seconds a single run may take before the program is killed and
     /// reported.
     pub peer_timeout: f64,
@@ -124,6 +127,7 @@ impl Default for VersusSettings {
             rounds: 3,
             threads: 1,
             hash_bytes: 0,
+            stats: false,
             peer_timeout: 300.0,
         }
     }
@@ -316,6 +320,7 @@ pub fn run_versus(
     let matching = Matching {
         threads: settings.threads,
         hash_bytes: settings.hash_bytes,
+        stats: settings.stats,
     };
     let timeout = Duration::from_secs_f64(settings.peer_timeout);
     let stopped = || stop.is_some_and(|s| s.load(Ordering::SeqCst));

@@ -257,6 +257,8 @@ pub struct Matching {
     pub threads: usize,
     /// Table bytes (0: none).
     pub hash_bytes: u128,
+    /// Our side counts with `--stats` (every leaf classified).
+    pub stats: bool,
 }
 
 /// `floor(log2(bytes / entry))`, at least 1: a table of 2^bits entries of
@@ -292,6 +294,9 @@ impl Peer {
                 }
                 if chess960 {
                     push(&mut inv, &["--chess960"]);
+                }
+                if m.stats {
+                    push(&mut inv, &["--stats"]);
                 }
                 push(&mut inv, &["--json"]);
             }
@@ -573,6 +578,7 @@ mod tests {
         let m = Matching {
             threads: 1,
             hash_bytes: 16 << 20,
+            stats: false,
         };
         let q = Peer::new("qperft", PeerKind::Qperft, "q").unwrap();
         assert_eq!(q.invocation("F", false, 5, m).args, ["5", "H20", "F"]);
