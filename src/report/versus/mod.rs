@@ -420,9 +420,8 @@ impl VersusReport {
     fn notes(&self) -> String {
         let st = &self.settings;
         let mut s = format!(
-            "{}, interleaved (the order rotates every round); {}, {}{}. Times are CPU seconds \
-             (user + system) of whole processes, start-up included; Mnps = nodes credited per \
-             median second.\nRatio = perft's speed / the program's, the median of the per-round \
+            "{}, interleaved (the order rotates every round); {}, {}{}. Times are {} of whole \
+             processes, start-up included; Mnps = nodes credited per median second.\nRatio = perft's speed / the program's, the median of the per-round \
              ratios (range in brackets): above 1, perft is faster.\n",
             plural(st.rounds.into(), "round"),
             plural(st.threads as u128, "thread"),
@@ -438,6 +437,11 @@ impl VersusReport {
                 "; perft runs with --stats (every leaf classified)"
             } else {
                 ""
+            },
+            if st.threads == 1 {
+                "CPU seconds (user + system)"
+            } else {
+                "wall seconds (CPU time would add up the threads)"
             }
         );
         for (i, prog) in self.programs.iter().enumerate() {

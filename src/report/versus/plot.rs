@@ -68,8 +68,9 @@ pub fn svg(report: &VersusReport) -> String {
     let st = &report.settings;
     let title = "perft versus: speed ratio, perft / program (above 1: perft faster)";
     let subtitle = format!(
-        "median of {} interleaved rounds, CPU time of whole processes, {} thread{}{}; bars: range of the per-round ratios{}",
+        "median of {} interleaved rounds, {} time of whole processes, {} thread{}{}; bars: range of the per-round ratios{}",
         st.rounds,
+        if st.threads == 1 { "CPU" } else { "wall" },
         st.threads,
         if st.threads == 1 { "" } else { "s" },
         if st.hash_bytes == 0 {

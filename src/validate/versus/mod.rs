@@ -147,11 +147,12 @@ pub struct Sample {
     pub wall_seconds: f64,
     /// The program's own printed time for the depth asked, seconds.
     pub own_seconds: Option<f64>,
-    /// Stockfish: CPU seconds of its `go perft 1` start-up run in the same
-    /// round, subtracted from `seconds`.
+    /// Stockfish: seconds (counted as `seconds` are) of its `go perft 1`
+    /// start-up run in the same round, subtracted from `seconds`.
     pub startup_seconds: Option<f64>,
-    /// The time compared: CPU seconds (wall where there are none), less
-    /// `startup_seconds`.
+    /// The time compared: CPU seconds with one thread, wall seconds with
+    /// several (CPU time would add up the threads) or where the system
+    /// gives no CPU time; less `startup_seconds`.
     pub seconds: f64,
 }
 
@@ -480,7 +481,10 @@ fn measure(
                 }
                 return Err(Some(crashed(&f, "its start-up run (go perft 1)")));
             }
-            Some(f.cpu_seconds.unwrap_or(f.wall_seconds))
+            Some(match f.cpu_seconds {
+                Some(cpu) if matching.threads == 1 => cpu,
+                _ => f.wall_seconds,
+            })
         }
         None => None,
     };
@@ -499,7 +503,12 @@ fn measure(
             format!("cannot read its output: {why}; stdout began '{start}'"),
         ))
     })?;
-    let time = f.cpu_seconds.unwrap_or(f.wall_seconds);
+    // CPU time adds up every thread's: with several threads the speed a
+    // user sees is wall time.
+    let time = match f.cpu_seconds {
+        Some(cpu) if matching.threads == 1 => cpu,
+        _ => f.wall_seconds,
+    };
     let sample = Sample {
         round: 0,
         nodes: out.nodes,
