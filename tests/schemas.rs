@@ -21,7 +21,7 @@ fn type_ok(v: &Value, t: &str) -> bool {
 }
 
 /// Errors of `v` against `schema`, with JSON paths.
-fn validate(v: &Value, schema: &Value, path: &str, errors: &mut Vec<String>) {
+pub fn validate(v: &Value, schema: &Value, path: &str, errors: &mut Vec<String>) {
     if let Some(c) = schema.get("const")
         && c != v
     {

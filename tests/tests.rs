@@ -23,3 +23,4 @@ mod trust;
 mod tryout;
 mod tt;
 mod units;
+mod versus;

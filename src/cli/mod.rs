@@ -23,6 +23,7 @@ pub mod search;
 pub mod split;
 pub mod suite;
 pub mod uci;
+pub mod versus;
 
 pub use config::check_cpu_env;
 
@@ -117,6 +118,19 @@ Exit code 0: no difference within the budget; 1: a difference; 2: error.",
         after_help = "Examples:\n  perft bench\n  perft bench --threads 1,2,4 --json > scaling.json\n  python3 scripts/plot_scaling.py scaling.json scaling.svg\n  perft bench --max-depth 4"
     )]
     Bench(bench::BenchArgs),
+    /// Time this binary against other perft programs (qperft, Stockfish, Gigantua, ...): ratios, JSON, SVG.
+    #[command(
+        long_about = "Runs our own `perft count` and each peer as whole processes on the same \
+positions, interleaved in rounds with a rotating order, and compares CPU times: per position \
+the median, min and max of each program, the speed ratio (median of the per-round ratios, \
+with its range) and the geometric mean over positions. Every peer's count must equal ours. \
+Like for like by default: one thread, no perft table. See docs/versus.md.\n\n\
+Exit code 0: all counts agree; 1: a peer's count differs (peer, position and both counts \
+named); 2: a peer crashed, hung (--peer-timeout) or printed garbage (named; the others' \
+results are kept), or bad input; 130: interrupted (partial results printed).",
+        after_help = "Examples:\n  perft versus stockfish\n  perft versus qperft=/opt/qperft stockfish gigantua=/opt/gigantua --positions start:6,kiwipete:5\n  perft versus hqperft --positions cpw4:5 --rounds 5 --json > versus.json\n  perft versus stockfish --plot versus.svg\n  perft versus --peer 'mine=./my_perft {depth} \"{fen}\"' --file positions/bench.epd --depth 4"
+    )]
+    Versus(versus::VersusArgs),
     /// Split a deep perft into work units: the unique positions at a ply, sharded into files.
     #[command(
         long_about = "Enumerates the unique positions SPLIT_PLY plies below the position \
@@ -185,6 +199,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Perftree(args) => perftree::run_perftree(args),
         Command::Uci(args) => uci::run_uci(args),
         Command::Bench(args) => bench::run_bench(args, quiet),
+        Command::Versus(args) => versus::run_versus_command(args, quiet),
         Command::Search(args) => search::run_search(args),
         Command::Split(args) => split::run_split(args, quiet),
         Command::RunUnit(args) => run_unit::run_run_unit(args, quiet),

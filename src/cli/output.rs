@@ -64,23 +64,10 @@ pub fn emit_warnings(warnings: &[Warning], quiet: bool) {
 /// busy: Linux `/proc/stat` is sampled twice, 250 ms apart, just before the
 /// run (a load average would also count our own previous runs).
 pub fn busy_machine_warning() -> Option<Warning> {
-    fn sample() -> Option<(u64, u64)> {
-        let text = std::fs::read_to_string("/proc/stat").ok()?;
-        let line = text.lines().find(|l| l.starts_with("cpu "))?;
-        let v: Vec<u64> = line
-            .split_whitespace()
-            .skip(1)
-            .filter_map(|w| w.parse().ok())
-            .collect();
-        // user nice system idle iowait irq softirq steal ...
-        let idle = v.get(3)? + v.get(4).copied().unwrap_or(0);
-        Some((v.iter().take(8).sum(), idle))
-    }
-    let (total0, idle0) = sample()?;
+    use crate::validate::versus::LoadSample;
+    let first = LoadSample::read()?;
     std::thread::sleep(std::time::Duration::from_millis(250));
-    let (total1, idle1) = sample()?;
-    let total = total1.checked_sub(total0).filter(|&t| t > 0)?;
-    let busy = total.saturating_sub(idle1.saturating_sub(idle0)) as f64 / total as f64;
+    let busy = first.busy_fraction(&LoadSample::read()?)?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let busy_cpus = busy * cpus as f64;
     (busy_cpus > 0.5).then_some(Warning::BusyMachine { busy_cpus, cpus })

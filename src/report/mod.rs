@@ -20,6 +20,7 @@ mod compare;
 mod fuzz;
 mod suite;
 mod units;
+mod versus;
 
 pub mod style;
 
@@ -28,6 +29,9 @@ pub use compare::CompareReport;
 pub use fuzz::{FuzzFailure, FuzzReport};
 pub use suite::{PositionStatus, SuitePosition, SuiteReport, SuiteSummary};
 pub use units::{MergeReport, UnitStatusEntry, VerifyReport};
+pub use versus::{
+    GeoMean, LoadReport, PositionResult, ProgramResult, Ratio, VersusReport, VersusWarning, plot,
+};
 
 /// Version of the JSON schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;

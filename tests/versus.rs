@@ -1,0 +1,388 @@
+//! `perft versus` against fake peers: small shell scripts that print each
+//! kind's output format with the published counts (Chess Programming Wiki,
+//! "Perft Results": start position perft 1-4 = 20, 400, 8902, 197281;
+//! Kiwipete 48, 2039, 97862, 4085603), and against the real Stockfish.
+//! A wrong count must exit 1 naming the peer, the position and both counts;
+//! a crash, a hang (`--peer-timeout`) or garbage output must exit 2 naming
+//! the peer, with the other peers' results kept. Every JSON report is
+//! checked against docs/schema/versus.schema.json.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::common::{json_stdout, repo_path, run_perft, stderr, stdout, stockfish_path};
+
+/// The published counts as a shell function: `counts FEN` sets $1..$4.
+const COUNTS: &str = r#"
+counts() {
+    case "$1" in
+        rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR*) set -- 20 400 8902 197281 ;;
+        r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R*) set -- 48 2039 97862 4085603 ;;
+        *) echo "fake peer: unknown position $1" >&2; exit 9 ;;
+    esac
+    C1=$1; C2=$2; C3=$3; C4=$4
+}
+count_at() { eval "echo \$C$1"; }
+"#;
+
+/// Writes an executable script `name` with `body` (after the counts
+/// helpers) into this test binary's scratch directory.
+fn script(name: &str, body: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("versus-peers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{COUNTS}\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+/// qperft: `qperft D FEN`, every depth, its own time; `extra` is added to
+/// the count of the depth asked (a wrong count).
+fn fake_qperft(name: &str, extra: u64) -> String {
+    script(
+        name,
+        &format!(
+            r#"D=$1; counts "$2"
+echo "Quick Perft by H.G. Muller (fake)"
+echo "log" >> log.txt
+i=1; while [ $i -le $D ]; do
+    c=$(count_at $i); [ $i = $D ] && c=$((c + {extra}))
+    printf 'perft(%2d)=%13d ( 0.001 sec)\n' $i $c
+    i=$((i + 1))
+done"#
+        ),
+    )
+}
+
+fn fake_gigantua() -> String {
+    script(
+        "gigantua",
+        r#"counts "$1"; D=$2
+echo "Depth: $D - $1"
+i=1; while [ $i -le $D ]; do echo "Perft $i: $(count_at $i) 1ms 1.5 MNodes/s"; i=$((i + 1)); done
+printf '\nPress any key to exit...'; read key; exit 0"#,
+    )
+}
+
+fn fake_perft_cpu() -> String {
+    script(
+        "perft_cpu",
+        r#"counts "$1"; D=$2; [ "$3" = -nott ] || exit 7
+i=1; while [ $i -le $D ]; do printf 'Perft(%02d): %d, time: 0.001 seconds, nps: 1\n' $i $(count_at $i); i=$((i + 1)); done"#,
+    )
+}
+
+fn fake_hqperft() -> String {
+    script(
+        "hqperft",
+        r#"[ "$1" = -f ] && [ "$3" = -d ] && [ "$5" = -b ] || exit 7
+counts "$2"
+echo "HQPerft (fake)"
+printf 'perft %2d : %15d leaves in %10.3f s %12d leaves/s\n' $4 $(count_at $4) 0.001 1"#,
+    )
+}
+
+fn fake_stockfish() -> String {
+    script(
+        "stockfish",
+        r#"echo "Stockfish (fake)"
+while read cmd a b rest; do
+    case "$cmd" in
+        position) if [ "$a" = startpos ]; then F=rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR; else F=$b; fi ;;
+        go) counts "$F"; echo "a2a3: 1"; echo; echo "Nodes searched: $(count_at $b)" ;;
+        quit) exit 0 ;;
+    esac
+done"#,
+    )
+}
+
+fn fake_custom() -> String {
+    script(
+        "custom",
+        r#"counts "$2"; echo "depth $1, 12 ms"; echo "$(count_at $1) leaves""#,
+    )
+}
+
+/// The schema errors of a `perft versus --json` report.
+fn check_schema(v: &Value) {
+    let path = repo_path("docs/schema/versus.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    let mut errors = Vec::new();
+    crate::schemas::validate(v, &schema, "$", &mut errors);
+    assert!(errors.is_empty(), "versus.schema.json: {errors:#?}");
+}
+
+fn versus(args: &[&str]) -> std::process::Output {
+    run_perft(&[&["versus"], args].concat())
+}
+
+const POSITIONS: [&str; 4] = ["--positions", "start:4,kiwipete:3", "--rounds", "2"];
+
+#[test]
+fn every_kind_is_read_and_compared() {
+    let (q, g, c, h, s) = (
+        fake_qperft("qperft", 0),
+        fake_gigantua(),
+        fake_perft_cpu(),
+        fake_hqperft(),
+        fake_stockfish(),
+    );
+    let custom = format!("mine={} {{depth}} \"{{fen}}\"", fake_custom());
+    let peers = [
+        format!("qperft={q}"),
+        format!("gigantua={g}"),
+        format!("perft_cpu={c}"),
+        format!("hqperft={h}"),
+        format!("stockfish={s}"),
+    ];
+    let mut args: Vec<&str> = peers.iter().map(String::as_str).collect();
+    args.extend(["--peer", &custom]);
+    args.extend(POSITIONS);
+    let plot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("versus-test.svg");
+    let plot = plot.to_str().unwrap();
+    let out = versus(&[&args[..], &["--json", "--plot", plot]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json_stdout(&out);
+    check_schema(&v);
+    let names: Vec<&str> = v["programs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "perft",
+            "qperft",
+            "gigantua",
+            "perft_cpu",
+            "hqperft",
+            "stockfish",
+            "mine"
+        ]
+    );
+    let positions = v["positions"].as_array().unwrap();
+    assert_eq!(positions[0]["nodes"], 197_281);
+    assert_eq!(positions[1]["nodes"], 97_862);
+    for p in positions {
+        for r in p["results"].as_array().unwrap().iter().skip(1) {
+            assert_eq!(r["samples"].as_array().unwrap().len(), 2, "{r}");
+            assert!(r["ratio"]["median"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+    // qperft, Gigantua and perft_cpu count depths 1..D: credited with the
+    // sum (20 + 400 + 8902 + 197281), and their own times are read.
+    let start = &positions[0]["results"];
+    for i in 1..=3 {
+        assert_eq!(start[i]["credited_nodes"], 206_603, "{}", start[i]);
+        assert_eq!(start[i]["samples"][0]["own_seconds"], 0.001);
+    }
+    assert_eq!(start[4]["credited_nodes"], 197_281);
+    // Stockfish's start-up run is measured every round.
+    assert!(start[5]["samples"][0]["startup_seconds"].is_number());
+    assert!(v["programs"][5]["startup_subtracted"].as_bool().unwrap());
+    assert_eq!(v["geomean"].as_array().unwrap().len(), 6);
+    assert!(v["findings"].as_array().unwrap().is_empty());
+    // The chart: one bar per peer and position, a legend entry per peer.
+    let svg = std::fs::read_to_string(plot).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<title>").count(), 12);
+    for name in &names[1..] {
+        assert!(
+            svg.contains(&format!(">{name}</text>")),
+            "legend lacks {name}"
+        );
+    }
+    // The text table: a row per position, a column per program.
+    let out = versus(
+        &[
+            &peers.iter().map(String::as_str).collect::<Vec<_>>()[..],
+            &POSITIONS,
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let head = text.lines().next().unwrap();
+    for name in &names[..6] {
+        assert!(head.contains(name), "{head}");
+    }
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("kiwipete") && l.matches('x').count() >= 5)
+    );
+    assert!(text.contains("credited with the sum"), "{text}");
+}
+
+#[test]
+fn a_wrong_count_exits_1_naming_peer_position_and_counts() {
+    let wrong = fake_qperft("qperft-wrong", 1);
+    let h = fake_hqperft();
+    let out = versus(&[
+        &format!("qperft={wrong}"),
+        &format!("hqperft={h}"),
+        "--positions",
+        "kiwipete:4",
+        "--rounds",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("qperft counts 4085604 on kiwipete depth 4, perft counts 4085603"),
+        "{err}"
+    );
+    let v = json_stdout(&out);
+    check_schema(&v);
+    assert_eq!(v["findings"][0]["expected"], 4_085_603);
+    assert_eq!(v["findings"][0]["got"], 4_085_604);
+}
+
+#[test]
+fn a_crash_a_hang_or_garbage_exits_2_and_keeps_the_others() {
+    let q = fake_qperft("qperft", 0);
+    let crash = script("crash", "echo 'Perft 1: 20 0ms 1 MNodes/s'; kill -SEGV $$");
+    let hang = script("hang", "exec sleep 60");
+    let garbage = script("garbage", "echo 'hello, world'");
+    for (peer, kind, what) in [
+        (format!("gigantua={crash}"), "crash", "signal 11"),
+        (format!("hqperft={hang}"), "timeout", "--peer-timeout"),
+        (format!("perft_cpu={garbage}"), "output", "hello, world"),
+    ] {
+        let start = std::time::Instant::now();
+        let out = versus(&[
+            &format!("qperft={q}"),
+            &peer,
+            "--positions",
+            "start:3,kiwipete:3",
+            "--rounds",
+            "2",
+            "--peer-timeout",
+            "1",
+            "--json",
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{peer}: {}", stderr(&out));
+        let failed = peer.split('=').next().unwrap();
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("error: peer {failed} on startpos depth 3"))
+                && err.contains(what),
+            "{err}"
+        );
+        let v = json_stdout(&out);
+        check_schema(&v);
+        assert_eq!(v["errors"][0]["kind"], kind);
+        assert_eq!(
+            v["errors"].as_array().unwrap().len(),
+            1,
+            "left out after failing"
+        );
+        // qperft's results are kept on both positions.
+        for p in v["positions"].as_array().unwrap() {
+            assert!(p["results"][1]["ratio"]["median"].as_f64().unwrap() > 0.0);
+            assert!(p["results"][2]["samples"].as_array().unwrap().is_empty());
+        }
+        // The hang is killed once, not waited for on every round.
+        assert!(start.elapsed().as_secs() < 20, "{peer}");
+    }
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    for (args, needle) in [
+        (vec!["nonesuch"], "unknown peer kind 'nonesuch'"),
+        (vec![], "no peer to compare with"),
+        (
+            vec!["qperft=/nonexistent/qperft"],
+            "'/nonexistent/qperft' not found",
+        ),
+        (
+            vec!["stockfish", "--positions", "start:x"],
+            "positive integer",
+        ),
+        (vec!["stockfish", "--positions", "nowhere:3"], "nowhere"),
+        (vec!["stockfish", "--rounds", "0"], "--rounds"),
+        (vec!["mine=./x"], "unknown peer kind 'mine'"),
+    ] {
+        let out = versus(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// The real Stockfish (its `go perft` counts are the reference of the
+/// differential tests): counts agree, ratios come out, JSON validates.
+#[test]
+fn stockfish_agrees_and_is_timed() {
+    let sf = format!("stockfish={}", stockfish_path());
+    let out = versus(&[
+        &sf,
+        "--positions",
+        "start:5,cpw3:5",
+        "--rounds",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json_stdout(&out);
+    check_schema(&v);
+    // Published: start position perft 5 = 4,865,609; CPW 3 perft 5 = 674,624.
+    assert_eq!(v["positions"][0]["nodes"], 4_865_609);
+    assert_eq!(v["positions"][1]["nodes"], 674_624);
+    for p in v["positions"].as_array().unwrap() {
+        let sf = &p["results"][1];
+        assert_eq!(sf["samples"][0]["nodes"], p["nodes"]);
+        assert!(sf["samples"][0]["startup_seconds"].as_f64().unwrap() > 0.0);
+        assert!(sf["ratio"]["median"].as_f64().unwrap() > 0.0);
+    }
+}
+
+/// Ctrl-C (SIGINT) while a peer runs: the peer is killed, what was
+/// measured is printed marked partial, exit 130, and the interrupted peer
+/// is not reported as failed.
+#[test]
+fn ctrl_c_prints_the_partial_report_and_exits_130() {
+    let q = fake_qperft("qperft", 0);
+    let hang = script("hang-long", "exec sleep 60");
+    let child = std::process::Command::new(crate::common::perft_bin())
+        .args([
+            "versus",
+            &format!("qperft={q}"),
+            &format!("hqperft={hang}"),
+            "--positions",
+            "start:3,kiwipete:3",
+            "--rounds",
+            "1",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let v = json_stdout(&out);
+    check_schema(&v);
+    assert_eq!(v["complete"], false);
+    assert!(v["errors"].as_array().unwrap().is_empty());
+    let positions = v["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), 1, "stopped on the first position");
+    assert_eq!(positions[0]["complete"], false);
+    assert_eq!(positions[0]["results"][1]["samples"][0]["nodes"], 8902);
+}
