@@ -100,9 +100,17 @@ fn speed_set_has_four_bins_of_at_least_twelve() {
             .iter()
             .find(|(op, _)| op == "c0")
             .map_or("", |(_, text)| text.as_str());
-        assert!(comment.contains(name), "line {}: {men} men, c0 {comment:?}", r.line);
+        assert!(
+            comment.contains(name),
+            "line {}: {men} men, c0 {comment:?}",
+            r.line
+        );
         let deepest = r.depths.iter().map(|&(_, n)| n).max().unwrap_or(0);
-        assert!(deepest >= 100_000_000, "line {}: deepest count {deepest}", r.line);
+        assert!(
+            deepest >= 100_000_000,
+            "line {}: deepest count {deepest}",
+            r.line
+        );
     }
     assert!(bins.iter().all(|&n| n >= 12), "{bins:?}");
 }

@@ -222,6 +222,50 @@ fn every_kind_is_read_and_compared() {
     assert!(text.contains("credited with the sum"), "{text}");
 }
 
+/// Positions of an EPD file are checked against the file's own counts, so
+/// a wrong line is a finding about every program, ours included (exit 1),
+/// and a right one passes.
+#[test]
+fn an_epd_count_is_checked_against_ours_too() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("versus-epd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (good, bad) = (dir.join("good.epd"), dir.join("bad.epd"));
+    // Kiwipete perft 3 is 97,862 (published); 97,863 is wrong.
+    let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    std::fs::write(&good, format!("{fen} ;D3 97862 ;id \"kiwi\"\n")).unwrap();
+    std::fs::write(&bad, format!("{fen} ;D3 97863 ;id \"kiwi\"\n")).unwrap();
+    let h = fake_hqperft();
+    let run = |file: &std::path::Path| {
+        versus(&[
+            &format!("hqperft={h}"),
+            "--file",
+            &file.display().to_string(),
+            "--rounds",
+            "1",
+            "--json",
+        ])
+    };
+    let out = run(&good);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(&bad);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("perft counts 97862 on kiwi depth 3, expected 97863"),
+        "{err}"
+    );
+    let v = json_stdout(&out);
+    check_schema(&v);
+    let programs: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["program"].as_str().unwrap())
+        .collect();
+    assert_eq!(programs, ["perft", "hqperft"], "{v}");
+}
+
 #[test]
 fn a_wrong_count_exits_1_naming_peer_position_and_counts() {
     let wrong = fake_qperft("qperft-wrong", 1);
@@ -238,7 +282,7 @@ fn a_wrong_count_exits_1_naming_peer_position_and_counts() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(
-        err.contains("qperft counts 4085604 on kiwipete depth 4, perft counts 4085603"),
+        err.contains("qperft counts 4085604 on kiwipete depth 4, expected 4085603"),
         "{err}"
     );
     let v = json_stdout(&out);

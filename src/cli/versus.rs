@@ -141,6 +141,11 @@ fn file_positions(
                 fen: r.position.to_fen(),
                 depth: d,
                 chess960: r.position.is_chess960(),
+                published: r
+                    .depths
+                    .iter()
+                    .find(|&&(depth, _)| depth == d)
+                    .map(|&(_, n)| n),
             })
         })
         .collect()

@@ -81,6 +81,9 @@ pub struct VersusPosition {
     /// Chess960 castling (told to Stockfish with `UCI_Chess960`, to ours
     /// with `--chess960`).
     pub chess960: bool,
+    /// The count an EPD file gives for this depth, if any: every program,
+    /// ours included, must match it (a difference is a [`Finding`]).
+    pub published: Option<u64>,
 }
 
 impl VersusPosition {
@@ -99,6 +102,7 @@ impl VersusPosition {
             fen: fen.to_string(),
             depth,
             chess960: false,
+            published: None,
         })
     }
 }
@@ -156,7 +160,8 @@ pub struct Sample {
     pub seconds: f64,
 }
 
-/// A program's count that differs from ours.
+/// A program's count that differs from ours (or, for a position of an EPD
+/// file, from the count the file gives: then ours can be the program).
 #[derive(Clone, Debug, Serialize)]
 pub struct Finding {
     /// The program.
@@ -165,7 +170,7 @@ pub struct Finding {
     pub position: String,
     /// Depth.
     pub depth: u32,
-    /// Our count.
+    /// Our count, or the EPD file's when it gives one.
     pub expected: u64,
     /// Theirs.
     pub got: u64,
@@ -175,7 +180,7 @@ impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} counts {} on {} depth {}, perft counts {}",
+            "{} counts {} on {} depth {}, expected {}",
             self.program, self.got, self.position, self.depth, self.expected
         )
     }
@@ -340,7 +345,7 @@ pub fn run_versus(
         let n = peers.len();
         run.positions.push(PositionRun {
             position: position.clone(),
-            expected: None,
+            expected: position.published,
             samples: vec![Vec::new(); n],
             credited: vec![None; n],
             complete: false,
