@@ -19,20 +19,35 @@ Which schema a document needs is found from the document itself, unless
 With no argument it checks docs/schema/ itself: every schema declares draft
 2020-12 and is a valid schema, and every example in docs/schema/examples/
 validates. Exit 0 when everything is valid, 1 otherwise (every error is
-listed), 2 on bad usage. Needs `pip install jsonschema` (4.18 or later).
+listed), 2 on bad usage. Uses Python's `jsonschema` (4.18 or later;
+installed with pip when missing).
 """
 
 import argparse
 from importlib.metadata import version
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
-try:
-    import jsonschema
-except ImportError:
-    sys.exit("validate_json.py: the jsonschema package is missing: pip install jsonschema")
+
+def ensure_jsonschema():
+    """Imports jsonschema, installing it with pip when it is missing."""
+    try:
+        import jsonschema  # noqa: F401
+    except ImportError:
+        print("validate_json.py: installing jsonschema (pip install jsonschema)", file=sys.stderr)
+        cmd = [sys.executable, "-m", "pip", "install", "--quiet", "jsonschema>=4.18"]
+        if subprocess.call(cmd) != 0:
+            # Debian's Python refuses a system-wide pip install without this flag.
+            cmd.append("--break-system-packages")
+            if subprocess.call(cmd) != 0:
+                sys.exit("validate_json.py: could not install jsonschema")
+
+
+ensure_jsonschema()
+import jsonschema  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
