@@ -147,7 +147,24 @@ fn label(args: &[&str]) -> String {
 /// Runs `perft ARGS`, checks its exit code is one of `codes`, parses stdout
 /// as one JSON document and validates it against `schema`.
 fn report(args: &[&str], codes: &[i32], schema: &str) -> Value {
-    let out: Output = run_perft(args);
+    checked(args, run_perft(args), codes, schema)
+}
+
+/// `perft ARGS` stopped by SIGINT after 1.5 s, as Ctrl-C would
+/// (`timeout --foreground`: one signal, to perft only): exit 130 and a
+/// partial report, validated against `schema`.
+fn interrupted(args: &[&str], schema: &str) -> Value {
+    let out = std::process::Command::new("timeout")
+        .args(["--foreground", "--preserve-status", "-s", "INT", "1.5"])
+        .arg(perft_bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run `timeout` (coreutils)");
+    checked(args, out, &[130], schema)
+}
+
+fn checked(args: &[&str], out: Output, codes: &[i32], schema: &str) -> Value {
     let code = out.status.code().unwrap_or(-1);
     assert!(
         codes.contains(&code),
@@ -767,6 +784,62 @@ fn compare_and_fuzz_reports_validate_under_every_shape() {
         "fuzz",
     );
     assert!(d["failure"].is_null() && d["time_limit"].is_number());
+}
+
+#[test]
+fn interrupted_reports_validate() {
+    let standard = repo_path("positions/standard.epd");
+    let standard = standard.to_str().unwrap();
+    let ours = format!("{} uci", perft_bin());
+    // Six runs at once, each stopped after 1.5 s.
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let d = interrupted(
+                &["count", "8", "--threads", "1", "--no-hash", "--json"],
+                "count",
+            );
+            assert_eq!(d["stopped_by"], "interrupt");
+        });
+        s.spawn(|| {
+            let d = interrupted(
+                &["divide", "8", "--threads", "1", "--no-hash", "--json"],
+                "divide",
+            );
+            assert_eq!(d["stopped_by"], "interrupt");
+        });
+        s.spawn(|| {
+            let d = interrupted(
+                &["suite", standard, "--threads", "1", "--no-hash", "--json"],
+                "suite",
+            );
+            assert_eq!(d["stopped_by"], "interrupt");
+        });
+        s.spawn(|| {
+            let d = interrupted(&["bench", "--threads", "1", "--json"], "bench");
+            assert_eq!(d["complete"], false);
+        });
+        s.spawn(|| {
+            let d = interrupted(
+                &["compare", "9", "--no-hash", "--engine", &ours, "--json"],
+                "compare",
+            );
+            assert_eq!(d["result"], "interrupted");
+        });
+        s.spawn(|| {
+            let d = interrupted(
+                &[
+                    "fuzz",
+                    "--engine",
+                    &ours,
+                    "--positions",
+                    "1000000",
+                    "--json",
+                ],
+                "fuzz",
+            );
+            assert_eq!(d["result"], "interrupted");
+        });
+    });
 }
 
 /// Validates every file of a job directory: the manifest, every unit line,
