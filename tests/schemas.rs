@@ -423,6 +423,20 @@ fn count_reports_validate_under_every_shape() {
         "count",
     );
     assert!(d["stats"].is_object() && d["table_used"] == false);
+    let d = report(
+        &[
+            "count",
+            "5",
+            "--hash",
+            "8MiB",
+            "--hash-sync",
+            "striped:4",
+            "--json",
+        ],
+        &[0],
+        "count",
+    );
+    assert_eq!(d["engine"]["hash_sync"], "striped:4");
     let d = report(&["count", "4", "--plain", "--json"], &[0], "count");
     assert_eq!(d["engine"]["counter"], "plain");
     assert!(d.get("stats").is_none());
@@ -498,6 +512,19 @@ fn divide_reports_validate_under_every_shape() {
         "divide",
     );
     assert!(d["stats"].is_object() && d["moves"][0]["stats"].is_object());
+    // Chess960 castling notation (published: D2 528).
+    let d = report(
+        &[
+            "divide",
+            "2",
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            "--chess960",
+            "--json",
+        ],
+        &[0],
+        "divide",
+    );
+    assert_eq!(d["nodes"], 528);
     let d = report(
         &["divide", "2", "cpw4", "--plain", "--json"],
         &[0],
@@ -705,6 +732,20 @@ fn search_reports_validate_under_every_shape() {
     );
     assert!(d["tt"].is_null());
     let d = report(
+        &[
+            "search",
+            "cpw3",
+            "--moves",
+            "b4b1",
+            "--movetime",
+            "100",
+            "--json",
+        ],
+        &[0],
+        "search",
+    );
+    assert_eq!(d["movetime_ms"], 100);
+    let d = report(
         &["search", "kiwipete", "--nodes", "2000", "--json"],
         &[0],
         "search",
@@ -784,6 +825,22 @@ fn compare_and_fuzz_reports_validate_under_every_shape() {
         "fuzz",
     );
     assert!(d["failure"].is_null() && d["time_limit"].is_number());
+    let d = report(
+        &[
+            "fuzz",
+            "--engine",
+            &ours,
+            "--chess960",
+            "--positions",
+            "20",
+            "--depth",
+            "2",
+            "--json",
+        ],
+        &[0],
+        "fuzz",
+    );
+    assert_eq!(d["chess960"], true);
 }
 
 #[test]
