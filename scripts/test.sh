@@ -13,7 +13,20 @@ if ! command -v stockfish >/dev/null 2>&1 && [ ! -x /usr/games/stockfish ]; then
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq stockfish
 fi
 
-cargo test --release "$@"
+# tests/schemas.rs writes every JSON output it validates here, for the
+# independent check with Python's jsonschema below.
+dump=target/schema-dump
+rm -rf "$dump"
+PERFT_SCHEMA_DUMP="$PWD/$dump" cargo test --release "$@"
+
+# The schemas, their examples and every dumped output, with Python's standard
+# validator (a second implementation; installed with pip when missing).
+python3 scripts/validate_json.py
+if [ -d "$dump" ]; then
+    python3 scripts/validate_json.py "$dump"
+else
+    echo "scripts/test.sh: no schema dump (the test filter left out tests/schemas.rs): Python check of the outputs NOT RUN" >&2
+fi
 
 # Work units end to end through GNU parallel (a few seconds).
 scripts/units_e2e.sh

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::common::{json_stdout, repo_path, run_perft, stderr, stdout, stockfish_path};
+use crate::common::{json_stdout, run_perft, stderr, stdout, stockfish_path};
 
 /// The published counts as a shell function: `counts FEN` sets $1..$4.
 const COUNTS: &str = r#"
@@ -108,15 +108,7 @@ fn fake_custom() -> String {
 
 /// The schema errors of a `perft versus --json` report.
 fn check_schema(v: &Value) {
-    let path = repo_path("docs/schema/versus.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    assert_eq!(
-        schema["$schema"],
-        "https://json-schema.org/draft/2020-12/schema"
-    );
-    let mut errors = Vec::new();
-    crate::schemas::validate(v, &schema, "$", &mut errors);
-    assert!(errors.is_empty(), "versus.schema.json: {errors:#?}");
+    crate::schemas::assert_valid(v, "versus", "perft versus --json");
 }
 
 fn versus(args: &[&str]) -> std::process::Output {
