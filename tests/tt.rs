@@ -871,6 +871,13 @@ fn stress(threads: usize, clusters: usize, slots: usize, secs: f64, sweep: bool)
                         let c = h.cluster_index(key);
                         match (r >> 32) % 100 {
                             0..=39 => {
+                                // Quiet: no store of this cluster and no
+                                // sweep in flight when ours begins, and none
+                                // begun by the time ours has ended.
+                                let sw_pre = book.sweeps_begun.load(SeqCst);
+                                let sw_pre_end = book.sweeps_ended.load(SeqCst);
+                                let b_pre = book.begun[c].load(SeqCst);
+                                let e_pre = book.ended[c].load(SeqCst);
                                 book.begun[c].fetch_add(1, SeqCst);
                                 h.store(t, key, stress_data(key, t.serial())).unwrap();
                                 book.ended[c].fetch_add(1, SeqCst);
@@ -878,7 +885,11 @@ fn stress(threads: usize, clusters: usize, slots: usize, secs: f64, sweep: bool)
                                 let (b, e) =
                                     (book.begun[c].load(SeqCst), book.ended[c].load(SeqCst));
                                 let sw = book.sweeps_begun.load(SeqCst);
-                                let quiet = b == e && sw == book.sweeps_ended.load(SeqCst);
+                                let quiet = b_pre == e_pre
+                                    && b == b_pre + 1
+                                    && e == b
+                                    && sw_pre == sw_pre_end
+                                    && sw == sw_pre;
                                 mine.insert(
                                     key,
                                     (t.serial(), if quiet { b } else { u64::MAX }, sw),
