@@ -11,6 +11,12 @@
 //! entry is a key collision and is ignored); a triangular PV table. Limits:
 //! depth, nodes, movetime, and a stop flag.
 //!
+//! With [`SearchOptions::threads`] above 1, lazy SMP: helper threads (odd
+//! ones one ply ahead) search the same root over the same shared TT, each
+//! through its own handle ([`Tt::share`]) with its own transactions; the
+//! main thread reports and decides, adopting a helper's iteration if the
+//! helper completes the target depth first.
+//!
 //! # Calling it (for example from a UCI `go depth N`)
 //!
 //! ```
