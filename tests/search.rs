@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use perft::search::tt::Tt;
+use perft::search::tt::{Isolation, Tt};
 use perft::search::{self, Limits, OnFail, Score, SearchOptions, SearchResult};
 use perft::validate::suite::EpdRecord;
 use perft::{Move, MoveKind, Piece, Position, Square};
@@ -196,6 +196,35 @@ fn check_pv_mates(m: &Mate, r: &SearchResult) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[test]
+fn all_77_mates_are_solved_with_two_threads_over_the_shared_tt() {
+    // Lazy SMP: the main thread and a helper one ply ahead share one TT,
+    // read-committed (the default) and read-uncommitted. Sequential over the
+    // positions: each search runs two threads already.
+    let mut failures = Vec::new();
+    for isolation in [Isolation::ReadCommitted, Isolation::ReadUncommitted] {
+        let mut tt = Tt::new(4 << 20).unwrap();
+        tt.set_isolation(isolation);
+        let options = SearchOptions {
+            threads: 2,
+            ..SearchOptions::default()
+        };
+        for m in mates() {
+            tt.clear().unwrap();
+            let r = solve(&m, Some(&mut tt), &options);
+            if let Err(e) = check_mate_found(&m, &r, &format!("2 threads, {isolation:?}")) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -695,7 +724,9 @@ fn uci_go_depth_nodes_and_movetime_run_the_search() {
     for dm in 1..=4 {
         picked.extend(all.iter().filter(|m| m.dm == dm).take(2));
     }
-    let mut input = String::from("uci\nisready\n");
+    // One thread: every iteration gets its info line (with threads, the
+    // main thread may adopt a helper's deeper iteration and skip depths).
+    let mut input = String::from("uci\nsetoption name Threads value 1\nisready\n");
     for m in &picked {
         input += &format!(
             "ucinewgame\nposition fen {}\ngo depth {}\n",
@@ -921,4 +952,122 @@ fn cli_bad_flags_are_one_line_errors_with_exit_code_2() {
         assert_eq!(err.lines().count(), 1, "{position}: {err}");
         assert!(stdout(&out).is_empty(), "{position}");
     }
+}
+
+/// The keys of `v` against `schema` (properties, required,
+/// additionalProperties false, items), recursively.
+fn schema_errors(v: &serde_json::Value, schema: &serde_json::Value, path: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if let (Some(map), Some(props)) = (v.as_object(), schema.get("properties")) {
+        for r in schema["required"].as_array().into_iter().flatten() {
+            if !map.contains_key(r.as_str().unwrap()) {
+                errors.push(format!("{path}: missing {r}"));
+            }
+        }
+        for (k, val) in map {
+            match props.get(k) {
+                Some(s) => errors.extend(schema_errors(val, s, &format!("{path}.{k}"))),
+                None => errors.push(format!("{path}: {k} is not in the schema")),
+            }
+        }
+    }
+    if let (Some(items), Some(s)) = (v.as_array(), schema.get("items")) {
+        for (i, item) in items.iter().enumerate() {
+            errors.extend(schema_errors(item, s, &format!("{path}[{i}]")));
+        }
+    }
+    errors
+}
+
+#[test]
+fn bench_json_has_a_stable_one_thread_signature_and_a_scaling_table() {
+    let out = run_perft(&[
+        "search",
+        "--bench",
+        "--depth",
+        "3",
+        "--threads",
+        "1,2",
+        "--rounds",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::common::repo_path(
+            "docs/schema/search-bench.schema.json",
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let errors = schema_errors(&v, &schema, "$");
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(v["kind"], "search-bench");
+    let positions = v["positions"].as_array().unwrap();
+    assert!(positions.len() >= 12, "{v}");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(
+        (runs[0]["threads"].as_u64(), runs[1]["threads"].as_u64()),
+        (Some(1), Some(2))
+    );
+    // The signature: the one-thread total, the same in both rounds, and the
+    // sum of the positions' nodes.
+    let sum: u64 = positions.iter().map(|p| p["nodes"].as_u64().unwrap()).sum();
+    assert_eq!(v["signature"].as_u64(), Some(sum));
+    assert_eq!(v["signature_stable"], true);
+    for r in runs[0]["rounds"].as_array().unwrap() {
+        assert_eq!(r["nodes"].as_u64(), Some(sum));
+    }
+    // Every position has a legal best move at its depth.
+    for p in positions {
+        let pos = Position::from_fen(p["fen"].as_str().unwrap()).unwrap();
+        assert!(
+            pos.parse_uci(p["bestmove"].as_str().unwrap()).is_some(),
+            "{p}"
+        );
+        assert_eq!(p["depth"], 3);
+    }
+}
+
+#[test]
+fn bench_and_threads_flags_are_checked() {
+    for args in [
+        &["search", "--bench", "--nodes", "5"][..],
+        &["search", "--bench", "kiwipete"],
+        &["search", "--bench", "--no-tt"],
+        &["search", "--threads", "1,2", "--depth", "2"],
+        &["search", "--threads", "0", "--depth", "2"],
+        &["search", "--threads", "2", "--no-tt", "--depth", "2"],
+        &["search", "--rounds", "2", "--depth", "2"],
+        &["search", "--bench", "--rounds", "0"],
+    ] {
+        let out = run_perft(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "{args:?}");
+        assert_eq!(
+            stderr(&out).trim().lines().count(),
+            1,
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn cli_two_threads_find_the_mate_in_3() {
+    let m = first_mate(3);
+    let fen = m.record.position.to_fen();
+    let out = run_perft(&["search", &fen, "--depth", "5", "--threads", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains(" score mate 3 "), "{text}");
+    let best = text
+        .lines()
+        .last()
+        .unwrap()
+        .strip_prefix("bestmove ")
+        .unwrap();
+    assert!(bm_uci(&m).contains(&best.to_string()), "{text}");
 }

@@ -15,7 +15,7 @@ use super::config::{PositionArgs, resolve_root};
 use super::output::{write_json, write_out};
 use crate::error::{EXIT_OK, Error};
 use crate::report::Header;
-use crate::search::tt::{STATUS_SLOTS, Tt, TtStats};
+use crate::search::tt::{Isolation, STATUS_SLOTS, Tt, TtStats};
 use crate::search::{self, IterationInfo, Limits, MAX_DEPTH, OnFail, Score, SearchOptions};
 
 /// Depth searched when no limit is given.
@@ -62,6 +62,25 @@ pub struct SearchArgs {
     /// Default: rollback.
     #[arg(long, value_name = "POLICY", value_parser = PolicyText)]
     pub on_fail: Option<String>,
+    /// Search threads (lazy SMP over the shared TT), 1 to 1024; default 1.
+    /// With `--bench`, a comma-separated list (`1,2`) gives a scaling table.
+    #[arg(long, value_name = "N[,N...]", allow_negative_numbers = true)]
+    pub threads: Option<String>,
+    /// Let threads read each other's uncommitted TT entries (the default
+    /// isolation is read-committed: a thread sees committed entries and its
+    /// own open transaction's only). For measurement.
+    #[arg(long)]
+    pub read_uncommitted: bool,
+    /// Benchmark: search the fixed positions of positions/search_bench.epd
+    /// to their depth (`acd`; `--depth` overrides it) and print the total
+    /// nodes (the signature), nps and, with several `--threads`, a scaling
+    /// table.
+    #[arg(long)]
+    pub bench: bool,
+    /// With `--bench`: run every thread count this many times, interleaved,
+    /// and report medians (1 to 100, default 1).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub rounds: Option<String>,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -213,6 +232,8 @@ pub struct SearchReport {
     pub movetime_ms: Option<u64>,
     /// Aspiration half-width in centipawns (0 = off).
     pub aspiration: u32,
+    /// Search threads.
+    pub threads: usize,
     /// One entry per completed iteration.
     pub iterations: Vec<IterationInfo>,
     /// Best move (UCI), `(none)` when there is no legal move.
@@ -270,8 +291,45 @@ fn tt_report(tt: &Tt, s: &TtStats, on_fail: OnFail) -> TtReport {
     }
 }
 
+/// Parses `--threads`: one count, or with `--bench` a list.
+fn thread_list(text: Option<&str>, list: bool) -> Result<Vec<usize>, Error> {
+    let Some(text) = text else {
+        return Ok(vec![1]);
+    };
+    let counts = text
+        .split(',')
+        .map(|t| {
+            number(
+                "--threads",
+                t,
+                "threads",
+                1,
+                Some(crate::perft::MAX_THREADS),
+            )
+        })
+        .collect::<Result<Vec<usize>, Error>>()?;
+    if counts.len() > 1 && !list {
+        return Err(Error::Usage(format!(
+            "--threads: a list ('{text}') needs --bench; give one number"
+        )));
+    }
+    Ok(counts)
+}
+
 /// Runs `perft search`.
 pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
+    if args.bench {
+        return run_bench(args);
+    }
+    if args.rounds.is_some() {
+        return Err(Error::Usage("--rounds needs --bench".into()));
+    }
+    let threads = thread_list(args.threads.as_deref(), false)?[0];
+    if args.no_tt && threads > 1 {
+        return Err(Error::Usage(
+            "--threads above 1 and --no-tt given together: threads share the TT".into(),
+        ));
+    }
     let given: Vec<&str> = [
         ("--depth", args.depth.is_some()),
         ("--nodes", args.nodes.is_some()),
@@ -334,6 +392,11 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
     } else {
         Some(build_tt(args.tt.as_deref().unwrap_or(DEFAULT_TT))?)
     };
+    if let Some(tt) = tt.as_mut()
+        && args.read_uncommitted
+    {
+        tt.set_isolation(Isolation::ReadUncommitted);
+    }
     debug_assert!(tt.as_ref().is_none_or(|t| t.status_slots() == STATUS_SLOTS));
     let limits = Limits {
         depth: depth.or_else(|| (nodes.is_none() && movetime.is_none()).then_some(DEFAULT_DEPTH)),
@@ -345,6 +408,7 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
     let options = SearchOptions {
         aspiration: aspiration as i32,
         on_fail,
+        threads,
         ..SearchOptions::default()
     };
 
@@ -372,6 +436,7 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
         nodes_limit: limits.nodes,
         movetime_ms: movetime,
         aspiration,
+        threads,
         iterations,
         bestmove: result.best_move_uci(),
         score: result.score,
@@ -397,6 +462,273 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
         text.push_str(&tt_line(&report.tt));
         text.push('\n');
         text.push_str(&format!("bestmove {}\n", report.bestmove));
+        write_out(&text)?;
+    }
+    Ok(EXIT_OK)
+}
+
+/// The bench positions (`positions/search_bench.epd`), built in so that the
+/// signature does not depend on the working directory.
+pub const SEARCH_BENCH_EPD: &str = include_str!("../../positions/search_bench.epd");
+
+/// One bench position's outcome (the first run of the first thread count).
+#[derive(Debug, Serialize)]
+pub struct BenchPosition {
+    /// The position.
+    pub fen: String,
+    /// Its `id` in the EPD file.
+    pub id: Option<String>,
+    /// Depth searched.
+    pub depth: u32,
+    /// Nodes (all threads).
+    pub nodes: u64,
+    /// Best move (UCI).
+    pub bestmove: String,
+    /// Score.
+    pub score: Option<Score>,
+    /// Milliseconds to the depth.
+    pub time_ms: f64,
+}
+
+/// One pass over all positions with one thread count.
+#[derive(Debug, Serialize, Clone, Copy)]
+pub struct BenchRound {
+    /// Nodes of all threads over all positions.
+    pub nodes: u64,
+    /// Milliseconds to the depth, summed over the positions.
+    pub time_ms: f64,
+    /// Nodes per second.
+    pub nps: u64,
+}
+
+/// Medians of one thread count over the rounds.
+#[derive(Debug, Serialize)]
+pub struct BenchRun {
+    /// Threads.
+    pub threads: usize,
+    /// Median nodes.
+    pub nodes: u64,
+    /// Median milliseconds to the depth (summed over the positions).
+    pub time_ms: f64,
+    /// Median nodes per second.
+    pub nps: u64,
+    /// `nps` over that of the first thread count.
+    pub nps_ratio: f64,
+    /// `time_ms` over that of the first thread count.
+    pub time_ratio: f64,
+    /// Every round.
+    pub rounds: Vec<BenchRound>,
+}
+
+/// Result of `perft search --bench`.
+#[derive(Debug, Serialize)]
+pub struct SearchBenchReport {
+    /// Common header.
+    #[serde(flatten)]
+    pub header: Header,
+    /// TT size in bytes.
+    pub tt_bytes: usize,
+    /// Isolation of the shared TT.
+    pub isolation: Isolation,
+    /// Depth given with `--depth` (`null`: each position's `acd`).
+    pub depth_override: Option<u32>,
+    /// Rounds per thread count.
+    pub rounds: usize,
+    /// Per position, from the first round of the first thread count.
+    pub positions: Vec<BenchPosition>,
+    /// Per thread count.
+    pub runs: Vec<BenchRun>,
+    /// Total nodes with one thread (`null` if 1 is not among the thread
+    /// counts): the bench signature.
+    pub signature: Option<u64>,
+    /// Whether every one-thread round gave the same total (`null` without a
+    /// one-thread run).
+    pub signature_stable: Option<bool>,
+}
+
+fn median_f64(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Runs `perft search --bench`.
+fn run_bench(args: SearchArgs) -> Result<u8, Error> {
+    for (flag, given) in [
+        ("a position", !args.position.position.is_empty()),
+        ("--moves", !args.position.moves.is_empty()),
+        ("--nodes", args.nodes.is_some()),
+        ("--movetime", args.movetime.is_some()),
+        ("--no-tt", args.no_tt),
+    ] {
+        if given {
+            return Err(Error::Usage(format!(
+                "--bench searches its own positions to a fixed depth: {flag} cannot be given with it"
+            )));
+        }
+    }
+    let threads = thread_list(args.threads.as_deref(), true)?;
+    let rounds = match args.rounds.as_deref() {
+        Some(t) => number("--rounds", t, "rounds", 1usize, Some(100))?,
+        None => 1,
+    };
+    let depth_override = args
+        .depth
+        .as_deref()
+        .map(|t| number("--depth", t, "plies", 1, Some(MAX_DEPTH)))
+        .transpose()?;
+    let aspiration = match args.aspiration.as_deref() {
+        Some(t) => number("--aspiration", t, "centipawns", 0, Some(MAX_ASPIRATION))?,
+        None => search::DEFAULT_ASPIRATION as u32,
+    };
+    let on_fail = match args.on_fail.as_deref() {
+        Some(t) => <OnFailArg as ValueEnum>::from_str(t.trim(), true).map_err(|_| {
+            Error::Usage(format!("--on-fail: expected rollback or commit, got '{t}'"))
+        })?,
+        None => OnFailArg::Rollback,
+    };
+    let records = crate::validate::suite::parse_suite(SEARCH_BENCH_EPD, "search_bench.epd", false)
+        .map_err(|e| Error::Usage(format!("search_bench.epd: {e}")))?;
+    let mut tt = build_tt(args.tt.as_deref().unwrap_or(DEFAULT_TT))?;
+    let isolation = if args.read_uncommitted {
+        Isolation::ReadUncommitted
+    } else {
+        Isolation::ReadCommitted
+    };
+    tt.set_isolation(isolation);
+    let depth_of = |r: &crate::validate::suite::EpdRecord| -> u32 {
+        depth_override
+            .or_else(|| r.op("acd").and_then(|d| d.parse().ok()))
+            .unwrap_or(DEFAULT_DEPTH)
+    };
+
+    let mut positions = Vec::new();
+    let mut per_threads: Vec<Vec<BenchRound>> = vec![Vec::new(); threads.len()];
+    for round in 0..rounds {
+        for (ti, &t) in threads.iter().enumerate() {
+            let options = SearchOptions {
+                aspiration: aspiration as i32,
+                on_fail: OnFail::from(on_fail),
+                threads: t,
+                ..SearchOptions::default()
+            };
+            let (mut nodes, mut time) = (0u64, 0f64);
+            for r in &records {
+                tt.clear().map_err(|e| Error::Usage(e.to_string()))?;
+                let depth = depth_of(r);
+                let result = search::search(
+                    &r.position,
+                    &[],
+                    &Limits::depth(depth),
+                    Some(&mut tt),
+                    &options,
+                    |_| {},
+                )
+                .map_err(|e| Error::Usage(e.to_string()))?;
+                let ms = result.time.as_secs_f64() * 1000.0;
+                nodes += result.stats.nodes;
+                time += ms;
+                if round == 0 && ti == 0 {
+                    positions.push(BenchPosition {
+                        fen: r.position.to_fen(),
+                        id: r.id.clone(),
+                        depth,
+                        nodes: result.stats.nodes,
+                        bestmove: result.best_move_uci(),
+                        score: result.score,
+                        time_ms: ms,
+                    });
+                }
+            }
+            per_threads[ti].push(BenchRound {
+                nodes,
+                time_ms: time,
+                nps: (nodes as f64 * 1000.0 / time.max(1e-3)) as u64,
+            });
+        }
+    }
+    let mut runs: Vec<BenchRun> = Vec::new();
+    for (ti, &t) in threads.iter().enumerate() {
+        let rs = &per_threads[ti];
+        let nodes = median_f64(rs.iter().map(|r| r.nodes as f64).collect()) as u64;
+        let time_ms = median_f64(rs.iter().map(|r| r.time_ms).collect());
+        let nps = median_f64(rs.iter().map(|r| r.nps as f64).collect()) as u64;
+        let (nps_ratio, time_ratio) = match runs.first() {
+            Some(base) => (
+                nps as f64 / base.nps.max(1) as f64,
+                time_ms / base.time_ms.max(1e-3),
+            ),
+            None => (1.0, 1.0),
+        };
+        runs.push(BenchRun {
+            threads: t,
+            nodes,
+            time_ms,
+            nps,
+            nps_ratio,
+            time_ratio,
+            rounds: rs.clone(),
+        });
+    }
+    let one = threads.iter().position(|&t| t == 1);
+    let signature = one.map(|i| per_threads[i][0].nodes);
+    let signature_stable = one.map(|i| per_threads[i].iter().all(|r| Some(r.nodes) == signature));
+    let report = SearchBenchReport {
+        header: Header::new("search-bench"),
+        tt_bytes: tt.bytes(),
+        isolation,
+        depth_override,
+        rounds,
+        positions,
+        runs,
+        signature,
+        signature_stable,
+    };
+    if args.json {
+        write_json(&report)?;
+    } else {
+        let mut text = String::new();
+        text.push_str(&format!(
+            "{:>3}  {:>5}  {:>10}  {:>9}  {:>8}  {}\n",
+            "#", "depth", "nodes", "time_ms", "bestmove", "score"
+        ));
+        for (i, p) in report.positions.iter().enumerate() {
+            text.push_str(&format!(
+                "{:>3}  {:>5}  {:>10}  {:>9.1}  {:>8}  {}\n",
+                i + 1,
+                p.depth,
+                p.nodes,
+                p.time_ms,
+                p.bestmove,
+                p.score.map_or_else(|| "-".to_string(), |s| s.to_string())
+            ));
+        }
+        text.push_str(&format!(
+            "\n{:>7}  {:>11}  {:>9}  {:>9}  {:>6}  {:>6}\n",
+            "threads", "nodes", "time_ms", "nps", "nps_x", "time_x"
+        ));
+        for r in &report.runs {
+            text.push_str(&format!(
+                "{:>7}  {:>11}  {:>9.1}  {:>9}  {:>6.3}  {:>6.3}\n",
+                r.threads, r.nodes, r.time_ms, r.nps, r.nps_ratio, r.time_ratio
+            ));
+        }
+        if rounds > 1 {
+            text.push_str(&format!("(medians of {rounds} interleaved rounds)\n"));
+        }
+        match (report.signature, report.signature_stable) {
+            (Some(sig), Some(true)) => {
+                text.push_str(&format!("\nTotal nodes (signature, 1 thread): {sig}\n"))
+            }
+            (Some(sig), _) => text.push_str(&format!(
+                "\nTotal nodes (signature, 1 thread): {sig} -- NOT the same in every round\n"
+            )),
+            _ => {}
+        }
         write_out(&text)?;
     }
     Ok(EXIT_OK)

@@ -449,6 +449,8 @@ impl UciSession {
         let hold = Arc::new(AtomicBool::new(infinite || ponder));
         limits.stop = Some(Arc::clone(&stop));
         let mut tt = self.tt.take();
+        // `Threads` counts the search's threads too (lazy SMP over the TT).
+        let threads = self.config.threads;
         let out = Arc::clone(&self.out);
         let (thread_stop, thread_hold) = (Arc::clone(&stop), Arc::clone(&hold));
         let thread = std::thread::spawn(move || {
@@ -462,7 +464,10 @@ impl UciSession {
                 &history,
                 &limits,
                 tt.as_mut(),
-                &SearchOptions::default(),
+                &SearchOptions {
+                    threads,
+                    ..SearchOptions::default()
+                },
                 |info| say(format!("{}\n", info.to_uci())),
             );
             // `infinite` and `ponder` answer only after `stop` (or `ponderhit`).

@@ -11,6 +11,12 @@
 //! entry is a key collision and is ignored); a triangular PV table. Limits:
 //! depth, nodes, movetime, and a stop flag.
 //!
+//! With [`SearchOptions::threads`] above 1, lazy SMP: helper threads (odd
+//! ones one ply ahead) search the same root over the same shared TT, each
+//! through its own handle ([`Tt::share`]) with its own transactions; the
+//! main thread reports and decides, adopting a helper's iteration if the
+//! helper completes the target depth first.
+//!
 //! # Calling it (for example from a UCI `go depth N`)
 //!
 //! ```
@@ -43,8 +49,8 @@
 //! a fixed depth is the same with the TT off, on with rollback, on with commit,
 //! and under any aspiration window. The test suite checks that.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::chess::moves::{Move, MoveKind, MoveList};
@@ -52,7 +58,7 @@ use crate::chess::piece::Piece;
 use crate::chess::position::Position;
 use crate::search::eval::{PIECE_VALUES, evaluate};
 use crate::search::score::{INFINITY, MATE, MAX_PLY, Score, score_from_tt, score_to_tt};
-use crate::search::tt::{Bound, Tt, TtData, TtError, TtStats, Txn};
+use crate::search::tt::{Bound, Isolation, Tt, TtData, TtError, TtStats, Txn};
 
 /// Largest depth an iteration may have.
 pub const MAX_DEPTH: u32 = 100;
@@ -130,6 +136,11 @@ pub struct SearchOptions {
     /// (normally: at least the node's depth). With `pvs` off this makes the
     /// root score independent of the TT (see the module docs).
     pub exact_depth_cutoffs: bool,
+    /// Search threads (lazy SMP): the main thread plus `threads - 1`
+    /// helpers searching the same root over the same TT (each with its own
+    /// handle and transactions), odd helpers one ply ahead. Helpers need a
+    /// TT; without one the search is single-threaded.
+    pub threads: usize,
 }
 
 impl Default for SearchOptions {
@@ -139,6 +150,7 @@ impl Default for SearchOptions {
             on_fail: OnFail::Rollback,
             pvs: true,
             exact_depth_cutoffs: false,
+            threads: 1,
         }
     }
 }
@@ -152,6 +164,7 @@ impl SearchOptions {
             on_fail,
             pvs: false,
             exact_depth_cutoffs: true,
+            threads: 1,
         }
     }
 }
@@ -255,8 +268,14 @@ impl SearchResult {
 /// * `history`: Zobrist keys ([`Position::hash`]) of the game positions before
 ///   `pos`, oldest first, for repetition draws (may be empty).
 /// * `tt`: the table, or `None` to search without one. The search calls
-///   [`Tt::new_search`] once and runs one transaction per aspiration window.
-/// * `on_iteration`: called after each completed iteration.
+///   [`Tt::new_search`] once and runs one transaction per aspiration window
+///   (per thread: helpers get their own handles, [`Tt::share`]).
+/// * `on_iteration`: called after each iteration the main thread completes.
+///
+/// With [`SearchOptions::threads`] above 1 (and a TT), helper threads search
+/// the same root until the main thread is done; the main thread decides the
+/// best move. The node limit counts the main thread's nodes; the reported
+/// node counts are those of all threads.
 ///
 /// Errors only if the TT refuses an operation, which happens when the caller
 /// left a transaction of its own open on it.
@@ -264,28 +283,27 @@ pub fn search(
     pos: &Position,
     history: &[u64],
     limits: &Limits,
-    tt: Option<&mut Tt>,
+    mut tt: Option<&mut Tt>,
     options: &SearchOptions,
     mut on_iteration: impl FnMut(&IterationInfo),
 ) -> Result<SearchResult, TtError> {
     let start = Instant::now();
     let tt_before = tt.as_ref().map(|t| t.stats()).unwrap_or_default();
-    let mut s = Searcher {
-        tt,
-        txn: None,
-        exact_depth: options.exact_depth_cutoffs,
-        pvs: options.pvs,
-        nodes_limit: limits.nodes.unwrap_or(u64::MAX),
-        deadline: limits.movetime.map(|t| start + t),
-        stop_flag: limits.stop.clone(),
-        stopped: false,
-        keys: history.to_vec(),
-        killers: vec![[Move::NONE; 2]; MAX_PLY + 1],
-        pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
-        pv_len: vec![0; MAX_PLY + 1],
-        root_hint: Move::NONE,
-        stats: SearchStats::default(),
+    if let Some(tt) = tt.as_deref_mut() {
+        tt.new_search()?;
+    }
+    let helpers = match tt.as_deref() {
+        Some(tt) => (1..options.threads.max(1)).map(|_| tt.share()).collect(),
+        None => Vec::new(),
     };
+    let done = Arc::new(AtomicBool::new(false));
+    let helper_nodes = Arc::new(AtomicU64::new(0));
+    // A helper that completes the deepest iteration first posts it here and
+    // raises `main_done`; the main thread then stops and reports it (a mutex
+    // taken once per search at most, never on the TT's path).
+    let finished: Mutex<Option<(u32, i32, Vec<Move>)>> = Mutex::new(None);
+    let main_done = Arc::new(AtomicBool::new(false));
+    let main_depth = Arc::new(AtomicU32::new(0));
     let chess960 = pos.is_chess960();
     let mut result = SearchResult {
         best_move: None,
@@ -298,10 +316,6 @@ pub fn search(
         stopped: false,
         chess960,
     };
-    if let Some(tt) = s.tt.as_deref_mut() {
-        tt.new_search()?;
-    }
-
     let root_moves = pos.legal_moves();
     if root_moves.is_empty() {
         result.score = Some(if pos.in_check() {
@@ -309,90 +323,146 @@ pub fn search(
         } else {
             Score::Cp(0)
         });
-    } else {
-        // Something legal to play even if the first iteration is cut short.
-        result.best_move = Some(root_moves.as_slice()[0]);
-        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
-        let mut prev_score: i32 = 0;
-        'deepening: for depth in 1..=max_depth {
-            let width = options.aspiration;
-            let use_window = width > 0 && depth > 1 && prev_score.abs() < MATE - MAX_PLY as i32;
-            let (mut alpha, mut beta) = if use_window {
-                (
-                    prev_score.saturating_sub(width).max(-INFINITY),
-                    prev_score.saturating_add(width).min(INFINITY),
-                )
-            } else {
-                (-INFINITY, INFINITY)
-            };
-            let mut delta = width;
-            let mut fails = 0;
-            let score = loop {
-                s.begin()?;
-                let score = s.negamax(pos, depth as i32, alpha, beta, 0);
-                if s.stopped {
-                    // Abandoned, not failed: every entry stored is a sound
-                    // bound (nodes cut short store nothing), so keep them.
-                    s.end(true)?;
-                    break 'deepening;
-                }
-                if score <= alpha || score >= beta {
-                    fails += 1;
-                    s.stats.aspiration_fails += 1;
-                    s.end(options.on_fail == OnFail::Commit)?;
-                    // Past 2 * INFINITY any widening reaches infinity.
-                    delta = delta.saturating_mul(2).min(2 * INFINITY);
-                    if score <= alpha {
-                        alpha = widen(score.saturating_sub(delta), -INFINITY);
-                    } else {
-                        beta = widen(score.saturating_add(delta), INFINITY);
+        result.time = start.elapsed();
+        return Ok(result);
+    }
+    // Something legal to play even if the first iteration is cut short.
+    result.best_move = Some(root_moves.as_slice()[0]);
+    let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+
+    let outcome = std::thread::scope(|scope| {
+        let joins: Vec<_> = helpers
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut htt)| {
+                let (done, helper_nodes) = (Arc::clone(&done), Arc::clone(&helper_nodes));
+                let (finished, main_done) = (&finished, Arc::clone(&main_done));
+                let main_depth = Arc::clone(&main_depth);
+                scope.spawn(move || {
+                    let id = i + 1;
+                    let committed_only = htt.isolation() == Isolation::ReadCommitted;
+                    let mut s = Searcher::new(Some(&mut htt), options, history);
+                    s.stop_flag = Some(done);
+                    s.helper = Some(id);
+                    // Under read-committed isolation a helper's work reaches
+                    // the others only when it commits: it stops (commits)
+                    // and jumps ahead whenever the main thread catches up.
+                    if committed_only {
+                        s.main_depth = Some(main_depth);
                     }
-                    if s.pv_len[0] > 0 {
-                        // A fail high has a move that beats the old best.
-                        s.root_hint = s.pv[0][0];
+                    s.shared_nodes = Some(helper_nodes);
+                    let first = 1 + (id as u32 & 1);
+                    let r = s.deepen(pos, first, MAX_DEPTH, options, &mut |s, _| {
+                        if s.done_depth >= max_depth {
+                            // The main thread stops and takes this iteration.
+                            let mut slot = finished.lock().unwrap_or_else(|e| e.into_inner());
+                            if slot.as_ref().is_none_or(|f| f.0 < s.done_depth) {
+                                *slot = Some((s.done_depth, s.done_score, s.done_pv.clone()));
+                            }
+                            drop(slot);
+                            main_done.store(true, Ordering::Relaxed);
+                        }
+                    });
+                    if let Some(n) = &s.shared_nodes {
+                        n.fetch_add(s.stats.nodes % CHECK_EVERY, Ordering::Relaxed);
                     }
-                    continue;
-                }
-                s.end(true)?;
-                break score;
-            };
-            prev_score = score;
-            let pv: Vec<Move> = s.pv[0][..s.pv_len[0]].to_vec();
-            if let Some(&first) = pv.first() {
-                result.best_move = Some(first);
-                s.root_hint = first;
-            }
-            result.score = Some(Score::from_internal(score));
-            result.depth = depth;
-            result.pv = pv;
+                    let stats = s.stats;
+                    drop(s);
+                    (stats, htt.stats(), r)
+                })
+            })
+            .collect();
+        let mut s = Searcher::new(tt, options, history);
+        s.nodes_limit = limits.nodes.unwrap_or(u64::MAX);
+        s.deadline = limits.movetime.map(|t| start + t);
+        s.stop_flag = limits.stop.clone();
+        s.done_flag = Some(Arc::clone(&main_done));
+        s.main_depth = Some(Arc::clone(&main_depth));
+        let helper_count = Arc::clone(&helper_nodes);
+        let mut report_main = |s: &Searcher<'_>, fails: u32| {
             let time = start.elapsed();
+            let nodes = s.stats.nodes + helper_count.load(Ordering::Relaxed);
             on_iteration(&IterationInfo {
-                depth,
-                score: Score::from_internal(score),
-                nodes: s.stats.nodes,
+                depth: s.done_depth,
+                score: Score::from_internal(s.done_score),
+                nodes,
                 time,
-                nps: nps(s.stats.nodes, time),
-                pv: result
-                    .pv
+                nps: nps(nodes, time),
+                pv: s
+                    .done_pv
                     .iter()
                     .map(|m| m.to_uci(chess960).to_string())
                     .collect(),
                 aspiration_fails: fails,
             });
+        };
+        let r = s.deepen(pos, 1, max_depth, options, &mut report_main);
+        done.store(true, Ordering::Relaxed);
+        let from_helper = finished.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some((depth, score, pv)) = from_helper
+            && depth > s.done_depth
+        {
+            // A helper reached the target depth first: the main thread
+            // adopts its iteration (reported as its own) and is not
+            // counted as stopped by a limit.
+            s.done_depth = depth;
+            s.done_score = score;
+            s.done_pv = pv;
+            s.stopped = false;
+            report_main(&s, 0);
         }
-        if result.depth == 0 && s.pv_len[0] > 0 {
+        if s.done_depth > 0 {
+            result.best_move = s.done_pv.first().copied().or(result.best_move);
+            result.score = Some(Score::from_internal(s.done_score));
+            result.depth = s.done_depth;
+            result.pv = s.done_pv.clone();
+        } else if s.pv_len[0] > 0 {
             // Cut short in the first iteration: the best root move so far.
             result.best_move = Some(s.pv[0][0]);
         }
-    }
-
-    result.stopped = s.stopped;
-    result.stats = s.stats;
+        result.stopped = s.stopped;
+        result.stats = s.stats;
+        if let Some(tt) = s.tt.as_deref() {
+            result.tt = stats_since(tt.stats(), tt_before);
+        }
+        let mut outcome = r;
+        for j in joins {
+            let (stats, tt_stats, r) = j.join().expect("a search helper thread panicked");
+            result.stats.add(&stats);
+            result.tt = add_tt(result.tt, tt_stats);
+            outcome = outcome.and(r);
+        }
+        outcome
+    });
+    outcome?;
     result.time = start.elapsed();
-    if let Some(tt) = s.tt.as_deref() {
-        result.tt = stats_since(tt.stats(), tt_before);
-    }
     Ok(result)
+}
+
+impl SearchStats {
+    fn add(&mut self, o: &SearchStats) {
+        self.nodes += o.nodes;
+        self.qnodes += o.qnodes;
+        self.tt_cutoffs += o.tt_cutoffs;
+        self.tt_collisions += o.tt_collisions;
+        self.aspiration_fails += o.aspiration_fails;
+    }
+}
+
+fn add_tt(a: TtStats, b: TtStats) -> TtStats {
+    TtStats {
+        transactions: a.transactions + b.transactions,
+        commits: a.commits + b.commits,
+        rollbacks: a.rollbacks + b.rollbacks,
+        discarded: a.discarded + b.discarded,
+        probes: a.probes + b.probes,
+        hits: a.hits + b.hits,
+        stores: a.stores + b.stores,
+        sweeps: a.sweeps + b.sweeps,
+        swept_cleared: a.swept_cleared + b.swept_cleared,
+        swept_retagged: a.swept_retagged + b.swept_retagged,
+        entry_accesses: a.entry_accesses + b.entry_accesses,
+    }
 }
 
 /// A widened bound: beyond the mate range it jumps to infinity.
@@ -434,12 +504,29 @@ const ORDER_UNDERPROMOTION: i32 = -1;
 
 struct Searcher<'a> {
     tt: Option<&'a mut Tt>,
+    /// Helpers add their node counts here every [`CHECK_EVERY`] nodes.
+    shared_nodes: Option<Arc<AtomicU64>>,
+    /// The last completed iteration: depth (0 = none), score, PV.
+    done_depth: u32,
+    done_score: i32,
+    done_pv: Vec<Move>,
     txn: Option<Txn>,
     exact_depth: bool,
     pvs: bool,
     nodes_limit: u64,
     deadline: Option<Instant>,
     stop_flag: Option<Arc<AtomicBool>>,
+    /// The depth the main thread is searching (shared with the helpers).
+    main_depth: Option<Arc<AtomicU32>>,
+    /// A helper's number (`None`: the main thread).
+    helper: Option<usize>,
+    /// The iteration being searched.
+    depth_now: u32,
+    /// A helper's iteration was stopped because the main thread caught up.
+    jump: bool,
+    /// A second stop flag: for the main thread, raised when a helper has
+    /// completed the deepest iteration.
+    done_flag: Option<Arc<AtomicBool>>,
     stopped: bool,
     /// Keys of the game history and of the main-search path down to the
     /// parent of the current node.
@@ -452,7 +539,128 @@ struct Searcher<'a> {
     stats: SearchStats,
 }
 
-impl Searcher<'_> {
+impl<'a> Searcher<'a> {
+    fn new(tt: Option<&'a mut Tt>, options: &SearchOptions, history: &[u64]) -> Searcher<'a> {
+        Searcher {
+            tt,
+            shared_nodes: None,
+            done_depth: 0,
+            done_score: 0,
+            done_pv: Vec::new(),
+            txn: None,
+            exact_depth: options.exact_depth_cutoffs,
+            pvs: options.pvs,
+            nodes_limit: u64::MAX,
+            deadline: None,
+            stop_flag: None,
+            done_flag: None,
+            main_depth: None,
+            helper: None,
+            depth_now: 0,
+            jump: false,
+            stopped: false,
+            keys: history.to_vec(),
+            killers: vec![[Move::NONE; 2]; MAX_PLY + 1],
+            pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: vec![0; MAX_PLY + 1],
+            root_hint: Move::NONE,
+            stats: SearchStats::default(),
+        }
+    }
+
+    /// Iterative deepening from `first` to `max` plies, one transaction per
+    /// aspiration window; `report` is called after each completed iteration
+    /// (with the fails of its windows). Stops at a limit or the stop flag.
+    fn deepen(
+        &mut self,
+        pos: &Position,
+        first: u32,
+        max: u32,
+        options: &SearchOptions,
+        report: &mut dyn FnMut(&Self, u32),
+    ) -> Result<(), TtError> {
+        let mut prev_score: i32 = 0;
+        let mut depth = first;
+        let mut completed = 0;
+        while depth <= max {
+            if let Some(main) = &self.main_depth
+                && self.helper.is_none()
+            {
+                main.store(depth, Ordering::Relaxed);
+            }
+            self.depth_now = depth;
+            let width = options.aspiration;
+            let use_window = width > 0 && completed > 0 && prev_score.abs() < MATE - MAX_PLY as i32;
+            let (mut alpha, mut beta) = if use_window {
+                (
+                    prev_score.saturating_sub(width).max(-INFINITY),
+                    prev_score.saturating_add(width).min(INFINITY),
+                )
+            } else {
+                (-INFINITY, INFINITY)
+            };
+            let mut delta = width;
+            let mut fails = 0;
+            let score = loop {
+                self.begin()?;
+                let score = self.negamax(pos, depth as i32, alpha, beta, 0);
+                if self.stopped {
+                    // Abandoned, not failed: every entry stored is a sound
+                    // bound (nodes cut short store nothing), so keep them.
+                    self.end(true)?;
+                    if !self.jump {
+                        return Ok(());
+                    }
+                    break None;
+                }
+                if score <= alpha || score >= beta {
+                    fails += 1;
+                    self.stats.aspiration_fails += 1;
+                    self.end(options.on_fail == OnFail::Commit)?;
+                    // Past 2 * INFINITY any widening reaches infinity.
+                    delta = delta.saturating_mul(2).min(2 * INFINITY);
+                    if score <= alpha {
+                        alpha = widen(score.saturating_sub(delta), -INFINITY);
+                    } else {
+                        beta = widen(score.saturating_add(delta), INFINITY);
+                    }
+                    if self.pv_len[0] > 0 {
+                        // A fail high has a move that beats the old best.
+                        self.root_hint = self.pv[0][0];
+                    }
+                    continue;
+                }
+                self.end(true)?;
+                break Some(score);
+            };
+            let Some(score) = score else {
+                // A helper caught up by the main thread: commit what it has
+                // (done above) and go on one ply deeper than the main thread.
+                self.jump = false;
+                self.stopped = false;
+                let main = self
+                    .main_depth
+                    .as_ref()
+                    .map_or(depth, |m| m.load(Ordering::Relaxed));
+                depth = depth.max(main) + 1;
+                continue;
+            };
+            prev_score = score;
+            completed += 1;
+            self.done_pv.clear();
+            self.done_pv
+                .extend_from_slice(&self.pv[0][..self.pv_len[0]]);
+            if let Some(&first) = self.done_pv.first() {
+                self.root_hint = first;
+            }
+            self.done_depth = depth;
+            self.done_score = score;
+            report(self, fails);
+            depth += 1;
+        }
+        Ok(())
+    }
+
     fn begin(&mut self) -> Result<(), TtError> {
         if let Some(tt) = self.tt.as_deref_mut() {
             self.txn = Some(tt.begin()?);
@@ -484,12 +692,30 @@ impl Searcher<'_> {
         }
         self.stats.nodes += 1;
         if self.stats.nodes.is_multiple_of(CHECK_EVERY)
-            && (self.deadline.is_some_and(|d| Instant::now() >= d)
+            && (self
+                .shared_nodes
+                .as_ref()
+                .is_some_and(|n| n.fetch_add(CHECK_EVERY, Ordering::Relaxed) == u64::MAX)
+                || self.deadline.is_some_and(|d| Instant::now() >= d)
                 || self
                     .stop_flag
                     .as_ref()
+                    .is_some_and(|f| f.load(Ordering::Relaxed))
+                || self
+                    .done_flag
+                    .as_ref()
                     .is_some_and(|f| f.load(Ordering::Relaxed)))
         {
+            self.stopped = true;
+        } else if self.stats.nodes.is_multiple_of(CHECK_EVERY)
+            && self.helper.is_some()
+            && self
+                .main_depth
+                .as_ref()
+                .is_some_and(|m| m.load(Ordering::Relaxed) >= self.depth_now)
+        {
+            // The main thread caught up with this helper: jump ahead.
+            self.jump = true;
             self.stopped = true;
         }
         self.stopped
