@@ -954,31 +954,6 @@ fn cli_bad_flags_are_one_line_errors_with_exit_code_2() {
     }
 }
 
-/// The keys of `v` against `schema` (properties, required,
-/// additionalProperties false, items), recursively.
-fn schema_errors(v: &serde_json::Value, schema: &serde_json::Value, path: &str) -> Vec<String> {
-    let mut errors = Vec::new();
-    if let (Some(map), Some(props)) = (v.as_object(), schema.get("properties")) {
-        for r in schema["required"].as_array().into_iter().flatten() {
-            if !map.contains_key(r.as_str().unwrap()) {
-                errors.push(format!("{path}: missing {r}"));
-            }
-        }
-        for (k, val) in map {
-            match props.get(k) {
-                Some(s) => errors.extend(schema_errors(val, s, &format!("{path}.{k}"))),
-                None => errors.push(format!("{path}: {k} is not in the schema")),
-            }
-        }
-    }
-    if let (Some(items), Some(s)) = (v.as_array(), schema.get("items")) {
-        for (i, item) in items.iter().enumerate() {
-            errors.extend(schema_errors(item, s, &format!("{path}[{i}]")));
-        }
-    }
-    errors
-}
-
 #[test]
 fn bench_json_has_a_stable_one_thread_signature_and_a_scaling_table() {
     let out = run_perft(&[
@@ -994,15 +969,7 @@ fn bench_json_has_a_stable_one_thread_signature_and_a_scaling_table() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v = json(&out);
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(crate::common::repo_path(
-            "docs/schema/search-bench.schema.json",
-        ))
-        .unwrap(),
-    )
-    .unwrap();
-    let errors = schema_errors(&v, &schema, "$");
-    assert!(errors.is_empty(), "{errors:#?}");
+    crate::schemas::assert_valid(&v, "search-bench", "perft search --bench --json");
     assert_eq!(v["kind"], "search-bench");
     let positions = v["positions"].as_array().unwrap();
     assert!(positions.len() >= 12, "{v}");
