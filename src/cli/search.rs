@@ -131,6 +131,23 @@ impl TypedValueParser for PolicyText {
     }
 }
 
+/// `--aspiration` (centipawns, default [`search::DEFAULT_ASPIRATION`]) and
+/// `--on-fail` (default rollback): the window settings of a search and of
+/// `--bench` alike.
+fn window_settings(args: &SearchArgs) -> Result<(u32, OnFailArg), Error> {
+    let aspiration = match args.aspiration.as_deref() {
+        Some(t) => number("--aspiration", t, "centipawns", 0, Some(MAX_ASPIRATION))?,
+        None => search::DEFAULT_ASPIRATION as u32,
+    };
+    let on_fail = match args.on_fail.as_deref() {
+        Some(t) => <OnFailArg as ValueEnum>::from_str(t.trim(), true).map_err(|_| {
+            Error::Usage(format!("--on-fail: expected rollback or commit, got '{t}'"))
+        })?,
+        None => OnFailArg::Rollback,
+    };
+    Ok((aspiration, on_fail))
+}
+
 /// Parses the value of `flag`: a whole number from `min` (to `max`, if
 /// given), else a one-line usage error naming the flag, the range and the
 /// text given.
@@ -369,16 +386,7 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
         .as_deref()
         .map(|t| number("--movetime", t, "milliseconds", 1u64, None))
         .transpose()?;
-    let aspiration = match args.aspiration.as_deref() {
-        Some(t) => number("--aspiration", t, "centipawns", 0, Some(MAX_ASPIRATION))?,
-        None => search::DEFAULT_ASPIRATION as u32,
-    };
-    let on_fail = match args.on_fail.as_deref() {
-        Some(t) => <OnFailArg as ValueEnum>::from_str(t.trim(), true).map_err(|_| {
-            Error::Usage(format!("--on-fail: expected rollback or commit, got '{t}'"))
-        })?,
-        None => OnFailArg::Rollback,
-    };
+    let (aspiration, on_fail) = window_settings(&args)?;
     // The positions before the searched one (`--moves`) count for repetitions.
     let (root, moves) = resolve_root(&args.position)?;
     let mut pos = root;
@@ -581,16 +589,7 @@ fn run_bench(args: SearchArgs) -> Result<u8, Error> {
         .as_deref()
         .map(|t| number("--depth", t, "plies", 1, Some(MAX_DEPTH)))
         .transpose()?;
-    let aspiration = match args.aspiration.as_deref() {
-        Some(t) => number("--aspiration", t, "centipawns", 0, Some(MAX_ASPIRATION))?,
-        None => search::DEFAULT_ASPIRATION as u32,
-    };
-    let on_fail = match args.on_fail.as_deref() {
-        Some(t) => <OnFailArg as ValueEnum>::from_str(t.trim(), true).map_err(|_| {
-            Error::Usage(format!("--on-fail: expected rollback or commit, got '{t}'"))
-        })?,
-        None => OnFailArg::Rollback,
-    };
+    let (aspiration, on_fail) = window_settings(&args)?;
     let records = crate::validate::suite::parse_suite(SEARCH_BENCH_EPD, "search_bench.epd", false)
         .map_err(|e| Error::Usage(format!("search_bench.epd: {e}")))?;
     let mut tt = build_tt(args.tt.as_deref().unwrap_or(DEFAULT_TT))?;
