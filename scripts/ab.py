@@ -32,6 +32,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scriptlib import run_timed  # noqa: E402
+
 DEEP_SET = ["7:startpos", "6:kiwipete", "7:cpw3", "6:cpw4", "6:cpw5"]
 
 
@@ -80,23 +83,11 @@ def run(binary, depth, pos, plain):
     args = [binary, "count", depth, pos, "--threads", "1", "--no-hash", "--json"]
     if plain:
         args.append("--plain")
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read)
-        os.dup2(write, 1)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 2)
-        os.execv(binary, args)
-    os.close(write)
-    with os.fdopen(read) as out:
-        text = out.read()
-    _, status, usage_ = os.wait4(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        print(f"ab.py: {' '.join(args)} failed (exit {os.waitstatus_to_exitcode(status)})",
-              file=sys.stderr)
+    text, seconds, code = run_timed(args)
+    if code != 0:
+        print(f"ab.py: {' '.join(args)} failed (exit {code})", file=sys.stderr)
         sys.exit(1)
-    return json.loads(text)["nodes"], usage_.ru_utime + usage_.ru_stime
+    return json.loads(text)["nodes"], seconds
 
 
 def main():

@@ -37,21 +37,10 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def ensure_python_chess():
-    try:
-        import chess  # noqa: F401
-    except ImportError:
-        print("differential.py: installing python-chess (pip install chess)", file=sys.stderr)
-        cmd = [sys.executable, "-m", "pip", "install", "--quiet", "chess"]
-        if subprocess.call(cmd) != 0:
-            # Debian's Python refuses a system-wide pip install without this flag.
-            cmd.append("--break-system-packages")
-            if subprocess.call(cmd) != 0:
-                sys.exit("differential.py: could not install python-chess")
-    import chess  # noqa: F401
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scriptlib import ensure_module  # noqa: E402
 
-
-ensure_python_chess()
+ensure_module("chess", "chess", "differential.py")
 import chess  # noqa: E402
 
 

@@ -40,6 +40,9 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scriptlib import run_timed  # noqa: E402
+
 BINS = [(2, 10, "up to 10"), (11, 16, "11-16"), (17, 24, "17-24"), (25, 32, "25-32")]
 
 
@@ -79,33 +82,13 @@ def read_epd(path, text_filter):
     return out
 
 
-def run(args, stdin_null=True):
-    """(stdout text, CPU seconds) of one whole process."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read)
-        os.dup2(write, 1)
-        devnull = os.open(os.devnull, os.O_RDWR)
-        os.dup2(devnull, 2)
-        if stdin_null:
-            os.dup2(devnull, 0)
-        os.execv(args[0], args)
-    os.close(write)
-    with os.fdopen(read, errors="replace") as f:
-        text = f.read()
-    _, status, ru = os.wait4(pid, 0)
-    code = os.waitstatus_to_exitcode(status)
-    return text, ru.ru_utime + ru.ru_stime, code
-
-
 def ours(binary, plain):
     def go(pos):
         args = [binary, "count", str(pos["depth"]), pos["fen"], "--threads", "1",
                 "--no-hash", "--json"]
         if plain:
             args.append("--plain")
-        text, t, code = run(args)
+        text, t, code = run_timed(args)
         if code != 0:
             fail(f"{' '.join(args)}: exit {code}")
         nodes = json.loads(text)["nodes"]
@@ -119,7 +102,7 @@ def per_depth_peer(binary, argv, pattern):
     """A peer that prints a count per depth 1..D; credited with their sum."""
     def go(pos):
         args = [binary] + [a.format(fen=pos["fen"], depth=pos["depth"]) for a in argv]
-        text, t, code = run(args)
+        text, t, code = run_timed(args)
         found = {int(d): int(c.replace(",", "")) for d, c in re.findall(pattern, text)}
         for d, want in pos["counts"].items():
             if found.get(d) != want:

@@ -30,6 +30,7 @@ Exit 0 on success, 1 on a disagreement, 2 on a usage error.
 """
 
 import argparse
+import json
 import math
 import os
 import random
@@ -37,9 +38,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from differential import ensure_python_chess  # noqa: E402  (installs python-chess)
+from scriptlib import ensure_module, run_timed  # noqa: E402
 
-ensure_python_chess()
+ensure_module("chess", "chess", "speed_set.py")
 import chess  # noqa: E402
 
 BINS = [(2, 10, "up to 10"), (11, 16, "11-16"), (17, 24, "17-24"), (25, 32, "25-32")]
@@ -143,22 +144,10 @@ def steered_game(rng, family, max_plies=220):
 def count_ours(binary, depth, fen):
     """(nodes, CPU seconds) of `perft count` on one thread, no table."""
     args = [binary, "count", str(depth), fen, "--threads", "1", "--no-hash", "--json"]
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read)
-        os.dup2(write, 1)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
-        os.execv(binary, args)
-    os.close(write)
-    with os.fdopen(read) as f:
-        text = f.read()
-    _, status, ru = os.wait4(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"speed_set.py: {' '.join(args)} failed")
-    import json
-
-    return json.loads(text)["nodes"], ru.ru_utime + ru.ru_stime
+    text, seconds, code = run_timed(args)
+    if code != 0:
+        sys.exit(f"speed_set.py: {' '.join(args)} failed (exit {code})")
+    return json.loads(text)["nodes"], seconds
 
 
 class Stockfish:

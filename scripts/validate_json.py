@@ -27,26 +27,14 @@ import argparse
 from importlib.metadata import version
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 
-def ensure_jsonschema():
-    """Imports jsonschema, installing it with pip when it is missing."""
-    try:
-        import jsonschema  # noqa: F401
-    except ImportError:
-        print("validate_json.py: installing jsonschema (pip install jsonschema)", file=sys.stderr)
-        cmd = [sys.executable, "-m", "pip", "install", "--quiet", "jsonschema>=4.18"]
-        if subprocess.call(cmd) != 0:
-            # Debian's Python refuses a system-wide pip install without this flag.
-            cmd.append("--break-system-packages")
-            if subprocess.call(cmd) != 0:
-                sys.exit("validate_json.py: could not install jsonschema")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scriptlib import ensure_module  # noqa: E402
 
-
-ensure_jsonschema()
+ensure_module("jsonschema", "jsonschema>=4.18", "validate_json.py")
 import jsonschema  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,0 +1,51 @@
+"""Helpers the Python scripts of this folder share (standard library only).
+
+* `run_timed(args)`: one whole process, its stdout, its CPU time (user +
+  system, from `wait4`, which other load disturbs less than wall time) and
+  its exit code; stderr is discarded and stdin is /dev/null.
+* `ensure_module(name, requirement, who)`: imports a package, installing it
+  with pip first when it is missing.
+"""
+
+import importlib
+import os
+import subprocess
+import sys
+
+
+def run_timed(args):
+    """(stdout text, CPU seconds, exit code) of `args` run as a child."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read)
+            os.dup2(write, 1)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, 0)
+            os.dup2(devnull, 2)
+            os.execv(args[0], args)
+        finally:
+            os._exit(127)
+    os.close(write)
+    with os.fdopen(read, errors="replace") as out:
+        text = out.read()
+    _, status, usage = os.wait4(pid, 0)
+    return text, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
+
+
+def ensure_module(name, requirement, who):
+    """Imports and returns module `name`, installing `requirement` with pip
+    when the import fails; `who` names the calling script in messages."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        print(f"{who}: installing {requirement} (pip install)", file=sys.stderr)
+        cmd = [sys.executable, "-m", "pip", "install", "--quiet", requirement]
+        if subprocess.call(cmd) != 0:
+            # Debian's Python refuses a system-wide pip install without this flag.
+            cmd.append("--break-system-packages")
+            if subprocess.call(cmd) != 0:
+                sys.exit(f"{who}: could not install {requirement}")
+        importlib.invalidate_caches()
+        return importlib.import_module(name)
