@@ -429,7 +429,7 @@ pub fn search(
         for j in joins {
             let (stats, tt_stats, r) = j.join().expect("a search helper thread panicked");
             result.stats.add(&stats);
-            result.tt = add_tt(result.tt, tt_stats);
+            result.tt = result.tt + tt_stats;
             outcome = outcome.and(r);
         }
         outcome
@@ -446,22 +446,6 @@ impl SearchStats {
         self.tt_cutoffs += o.tt_cutoffs;
         self.tt_collisions += o.tt_collisions;
         self.aspiration_fails += o.aspiration_fails;
-    }
-}
-
-fn add_tt(a: TtStats, b: TtStats) -> TtStats {
-    TtStats {
-        transactions: a.transactions + b.transactions,
-        commits: a.commits + b.commits,
-        rollbacks: a.rollbacks + b.rollbacks,
-        discarded: a.discarded + b.discarded,
-        probes: a.probes + b.probes,
-        hits: a.hits + b.hits,
-        stores: a.stores + b.stores,
-        sweeps: a.sweeps + b.sweeps,
-        swept_cleared: a.swept_cleared + b.swept_cleared,
-        swept_retagged: a.swept_retagged + b.swept_retagged,
-        entry_accesses: a.entry_accesses + b.entry_accesses,
     }
 }
 

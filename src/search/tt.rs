@@ -337,6 +337,26 @@ pub struct TtStats {
     pub entry_accesses: u64,
 }
 
+/// The counters of several threads' handles, added up.
+impl std::ops::Add for TtStats {
+    type Output = TtStats;
+    fn add(self, o: TtStats) -> TtStats {
+        TtStats {
+            transactions: self.transactions + o.transactions,
+            commits: self.commits + o.commits,
+            rollbacks: self.rollbacks + o.rollbacks,
+            discarded: self.discarded + o.discarded,
+            probes: self.probes + o.probes,
+            hits: self.hits + o.hits,
+            stores: self.stores + o.stores,
+            sweeps: self.sweeps + o.sweeps,
+            swept_cleared: self.swept_cleared + o.swept_cleared,
+            swept_retagged: self.swept_retagged + o.swept_retagged,
+            entry_accesses: self.entry_accesses + o.entry_accesses,
+        }
+    }
+}
+
 impl TtStats {
     /// Hits per probe, 0 without probes.
     pub fn hit_rate(&self) -> f64 {
