@@ -91,6 +91,17 @@ struct Footprint {
     /// give `O` an en-passant capture (part of both zones for double
     /// pushes only).
     ep: Bitboard,
+    /// `O`'s pinned pieces, and the squares from its king up to and with
+    /// each pinner (a move there may change a pinned piece's moves).
+    pinned: Bitboard,
+    pin_lines: Bitboard,
+    /// The sliders of `S` that `O`'s king sees through one piece of `O`
+    /// on its lines.
+    xray: Bitboard,
+    /// The kinds whose zones are complete, indexed by [`Piece::index`]: a
+    /// slider kind's lines into `O`'s king area are looked up only when `S`
+    /// has such a slider, so a promotion to a kind `S` lacks is made.
+    complete: [bool; 6],
 }
 
 impl Footprint {
@@ -137,12 +148,24 @@ impl Footprint {
         // gives the king a target.
         let mut all = xray_diagonal | xray_orthogonal | king_attacks(king);
         let mut pinned = Bitboard::EMPTY;
+        let mut pin_lines = Bitboard::EMPTY;
         for sniper in xray_diagonal & diagonal_sliders {
-            pinned |= between(king, sniper) & first;
+            let line = between(king, sniper);
+            pinned |= line & first;
+            pin_lines |= line | sniper.bitboard();
         }
         for sniper in xray_orthogonal & orthogonal_sliders {
-            pinned |= between(king, sniper) & first;
+            let line = between(king, sniper);
+            pinned |= line & first;
+            pin_lines |= line | sniper.bitboard();
         }
+        // The sliders of S seen through one piece of O, pins or not (a
+        // sniper behind a piece of S pins nothing): the made-move tier
+        // compares them with the child's.
+        shortcut.footprint.xray = (xray_diagonal & !diagonal_line & diagonal_sliders)
+            | (xray_orthogonal & !orthogonal_line & orthogonal_sliders);
+        shortcut.footprint.pin_lines = pin_lines;
+        shortcut.footprint.pinned = pinned;
         // The slider array keeps `Shortcut::EMPTY`'s entries: only the
         // first `len` are read.
         let free = &mut shortcut.mobility;
@@ -249,6 +272,14 @@ impl Footprint {
         shortcut.footprint.base = Zone(king_zone.0.map(|zone| zone | mobility));
         shortcut.footprint.king = king_zone;
         shortcut.footprint.ep = ep;
+        shortcut.footprint.complete = [
+            true,
+            true,
+            has_diagonal,
+            has_orthogonal,
+            has_diagonal && has_orthogonal,
+            true,
+        ];
         pinned
     }
 }
@@ -362,15 +393,15 @@ impl Mobility {
 
 impl Mobility {
     /// The moves of `O`'s unpinned pieces in `pos` with the turn passed,
-    /// when every slider fits: its king moves and castlings counted, the
-    /// rest from what [`Footprint::fill`] already looked up (slider attack
+    /// when every slider fits: its king moves and castlings (`king_moves`)
+    /// given, the rest from what [`Footprint::fill`] already looked up (slider attack
     /// sets, the pawns' count). A queen's two attack sets are disjoint, so
     /// their counts add. With the pinned pieces' moves added (counted
     /// along their pin lines), saves the generator's pin scan and slider
     /// lookups of [`passed_count`] once per leaf parent.
     #[inline(always)]
-    fn passed_count<C: Cpu, S: Side>(&self, cpu: C, pos: &Position) -> u64 {
-        let mut n = movegen::king_move_count::<C, S::Other>(cpu, pos) + self.pawn_count;
+    fn passed_count(&self, king_moves: u32) -> u64 {
+        let mut n = king_moves + self.pawn_count;
         for &(_, _, attacks) in &self.sliders[..self.len] {
             n += (attacks & !self.own).len();
         }
@@ -518,6 +549,10 @@ struct Shortcut {
     mobility: Mobility,
     /// `O`'s reply count in `P` with the turn passed.
     base: u64,
+    /// The part of `base` that is not king moves or castlings, when
+    /// [`Shortcut::tier`] may be used (`O` has no castling right and every
+    /// slider fits in [`Mobility`]); `None` otherwise.
+    pieces: Option<u64>,
 }
 
 impl Shortcut {
@@ -526,13 +561,17 @@ impl Shortcut {
     #[inline(always)]
     fn fill<C: Cpu, S: Side>(&mut self, cpu: C, pos: &Position) {
         let pinned = Footprint::fill::<C, S>(cpu, pos, self);
+        self.pieces = None;
         self.base = if self.mobility.complete {
-            let free = self.mobility.passed_count::<C, S>(cpu, pos);
-            if pinned.is_empty() {
-                free
-            } else {
-                free + movegen::pinned_move_count::<C, S::Other>(cpu, pos, pinned)
+            let king = movegen::king_move_count::<C, S::Other>(cpu, pos);
+            let mut free = self.mobility.passed_count(king);
+            if pinned.nonempty() {
+                free += movegen::pinned_move_count::<C, S::Other>(cpu, pos, pinned);
             }
+            if self.mobility.castle_rooks.is_empty() {
+                self.pieces = Some(free - u64::from(king));
+            }
+            free
         } else {
             passed_count::<C, S>(cpu, pos)
         };
@@ -550,6 +589,10 @@ impl Shortcut {
             base: Zone([Bitboard::EMPTY; 6]),
             king: Zone([Bitboard::EMPTY; 6]),
             ep: Bitboard::EMPTY,
+            pinned: Bitboard::EMPTY,
+            pin_lines: Bitboard::EMPTY,
+            xray: Bitboard::EMPTY,
+            complete: [false; 6],
         },
         mobility: Mobility {
             sliders: [(Square::from_index(0), false, Bitboard::EMPTY); MAX_SLIDERS],
@@ -566,6 +609,7 @@ impl Shortcut {
             enemy: Bitboard::EMPTY,
         },
         base: 0,
+        pieces: None,
     };
 }
 
@@ -647,6 +691,115 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         }
     }
 
+    /// The reply count after the promotion of the pawn on `from` to
+    /// `piece` on `to`, counted without a make when the move stays outside
+    /// the king zones of a pawn (which leaves `from`) and of `piece` (which
+    /// arrives on `to`, and may see through `from`): `base` plus the
+    /// mobility delta of the pawn leaving `from` and a piece of `S` standing
+    /// on `to` (the new piece's kind does not matter to `O`'s mobility).
+    /// `None`: the move must be made.
+    #[inline(always)]
+    fn promotion_unmade(&self, from: Square, to: Square, piece: Piece) -> Option<u64> {
+        let s = self.shortcut?;
+        let moved = from.bitboard() | to.bitboard();
+        let zone = s.footprint.king.of(Piece::Pawn) | s.footprint.king.of(piece);
+        if !s.mobility.complete || !s.footprint.complete[piece.index()] || (zone & moved).nonempty()
+        {
+            return None;
+        }
+        let delta = if self.pos.colors(<S::Other as Side>::COLOR).contains(to) {
+            if s.mobility.castle_rooks.contains(to) {
+                return None;
+            }
+            s.mobility
+                .capture_delta::<C, S>(self.cpu, from.bitboard(), to.bitboard())
+        } else {
+            s.mobility.delta::<C, S>(self.cpu, moved)
+        };
+        Some((s.base as i64 + delta) as u64)
+    }
+
+    /// The reply count after a move of `piece` from `from` to `to` that
+    /// must otherwise be made (it is in the king zone), counted without a
+    /// make when it gives no check, leaves `O`'s pins as they are (no
+    /// pinner moved or taken, no pin line entered or left, no new pin) and
+    /// `O` has no castling right: `O`'s king moves are counted against
+    /// `S`'s attacks after the move, and the rest is the passed position's
+    /// count of `O`'s other pieces plus the mobility delta. Not for
+    /// promotions, double pushes, castling or en passant. `None`: make it.
+    #[inline(always)]
+    fn tier(&self, piece: Piece, from: Square, to: Square) -> Option<u64> {
+        let s = self.shortcut?;
+        let pieces = s.pieces?;
+        let fp = &s.footprint;
+        let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
+        let moved = from_bb | to_bb;
+        if (moved & fp.pin_lines).nonempty() {
+            return None;
+        }
+        let pos = self.pos;
+        let cpu = self.cpu;
+        let o = <S::Other as Side>::COLOR;
+        let them = pos.colors(o);
+        let capture = them.contains(to);
+        let occ = (pos.occupied() ^ from_bb) | to_bb;
+        let them = them & !to_bb;
+        let kind = |k: Piece| {
+            let bb = pos.pieces(k) & pos.colors(S::COLOR);
+            if k == piece { bb ^ moved } else { bb }
+        };
+        let pawns = kind(Piece::Pawn);
+        let knights = kind(Piece::Knight);
+        let (bishops, rooks, queens) = (kind(Piece::Bishop), kind(Piece::Rook), kind(Piece::Queen));
+        let (diagonal, orthogonal) = (bishops | queens, rooks | queens);
+        let king = pos.king(o);
+        // Check: from the moved piece or uncovered.
+        let diagonal_line = cpu.bishop_attacks(king, occ);
+        let orthogonal_line = cpu.rook_attacks(king, occ);
+        let checkers = (knight_attacks(king) & knights)
+            | (crate::chess::attacks::pawn_attacks(o, king) & pawns)
+            | (diagonal_line & diagonal)
+            | (orthogonal_line & orthogonal);
+        if checkers.nonempty() {
+            return None;
+        }
+        // Pins: the sliders seen through one piece of O must be the same.
+        let first = (diagonal_line | orthogonal_line) & them;
+        let xray = (cpu.bishop_attacks(king, occ ^ first) & !diagonal_line & diagonal)
+            | (cpu.rook_attacks(king, occ ^ first) & !orthogonal_line & orthogonal);
+        if xray != fp.xray {
+            return None;
+        }
+        // O's king: its squares against S's attacks after the move.
+        let occ = occ ^ king.bitboard();
+        let mut attacked = S::up_west(pawns) | S::up_east(pawns);
+        let s_king = if piece == Piece::King {
+            to
+        } else {
+            pos.king(S::COLOR)
+        };
+        attacked |= king_attacks(s_king);
+        for sq in knights {
+            attacked |= knight_attacks(sq);
+        }
+        for sq in diagonal {
+            attacked |= cpu.bishop_attacks(sq, occ);
+        }
+        for sq in orthogonal {
+            attacked |= cpu.rook_attacks(sq, occ);
+        }
+        let king_moves = (king_attacks(king) & !them & !attacked).len();
+        let delta = if capture {
+            if fp.pinned.contains(to) {
+                return None;
+            }
+            s.mobility.capture_delta::<C, S>(cpu, from_bb, to_bb)
+        } else {
+            s.mobility.delta::<C, S>(cpu, moved)
+        };
+        Some((pieces as i64 + delta) as u64 + u64::from(king_moves))
+    }
+
     /// Adds the reply counts of the moves in `unmade` (each target reached
     /// from `from(target)`).
     #[inline(always)]
@@ -699,6 +852,10 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
         let unmade = self.untouched(piece, from, to);
         self.add_unmade(unmade, |_| from);
         for to in to & !unmade.all() {
+            if let Some(replies) = self.tier(piece, from, to) {
+                *self.nodes += replies;
+                continue;
+            }
             let child = self
                 .pos
                 .make_normal::<C, S, false>(self.cpu, piece, from, to);
@@ -716,10 +873,20 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
             let from = origin(to);
             if promotion {
                 for piece in PROMOTION_PIECES {
+                    if let Some(replies) = self.promotion_unmade(from, to, piece) {
+                        *self.nodes += replies;
+                        continue;
+                    }
                     let child = self.pos.make_promotion::<S, false>(from, to, piece);
                     *self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
                 }
             } else {
+                if delta != 2 * S::UP
+                    && let Some(replies) = self.tier(Piece::Pawn, from, to)
+                {
+                    *self.nodes += replies;
+                    continue;
+                }
                 let child = self
                     .pos
                     .make_normal::<C, S, false>(self.cpu, Piece::Pawn, from, to);
@@ -779,6 +946,13 @@ pub(crate) mod tests {
         for mv in pos.legal_moves().iter().copied() {
             let to = mv.to().bitboard();
             let piece = pos.piece_on(mv.from()).unwrap().1;
+            if mv.kind() == MoveKind::Promotion {
+                let piece = mv.promotion().unwrap();
+                if let Some(replies) = sink.promotion_unmade(mv.from(), mv.to(), piece) {
+                    moves.push((mv, replies, 3));
+                }
+                continue;
+            }
             let unmade = match mv.kind() {
                 MoveKind::Castling | MoveKind::EnPassant => Unmade::NONE,
                 _ if piece == Piece::Pawn => sink.untouched_pawns(
@@ -811,6 +985,11 @@ pub(crate) mod tests {
                     2
                 };
                 moves.push((mv, (shortcut.base as i64 + delta) as u64, kind));
+            } else if mv.kind() == MoveKind::Normal
+                && (piece != Piece::Pawn || mv.from().index().abs_diff(mv.to().index()) != 16)
+                && let Some(replies) = sink.tier(piece, mv.from(), mv.to())
+            {
+                moves.push((mv, replies, 4));
             }
         }
         moves
@@ -827,6 +1006,7 @@ pub(crate) mod tests {
             "tricky960.epd",
             "perftsuite.epd",
             "chess960.epd",
+            "speed.epd",
         ] {
             let text = std::fs::read_to_string(format!("{dir}{file}")).unwrap();
             let chess960 = file.contains("960");
@@ -869,14 +1049,20 @@ pub(crate) mod tests {
     }
 
     /// The ways a move is counted without a make.
-    const WAYS: [&str; 3] = ["base", "quiet delta", "capture delta"];
+    const WAYS: [&str; 5] = [
+        "base",
+        "quiet delta",
+        "capture delta",
+        "promotion",
+        "king tier",
+    ];
 
     /// The claims the shortcut rests on, move by move: a move outside the
     /// footprint leaves the opponent exactly `base` replies, and a quiet
     /// move or capture outside its king zone `base` plus its delta.
     #[test]
     fn a_move_outside_the_footprint_or_its_king_zone_leaves_the_counted_replies() {
-        let (mut ways, mut moves) = ([0; 3], 0);
+        let (mut ways, mut moves) = ([0; 5], 0);
         for pos in positions() {
             if pos.in_check() {
                 continue;
@@ -903,6 +1089,8 @@ pub(crate) mod tests {
         assert!(ways[0] * 10 > moves, "{ways:?} of {moves}");
         assert!(ways[1] * 10 > moves, "{ways:?} of {moves}");
         assert!(ways[2] * 50 > moves, "{ways:?} of {moves}");
+        assert!(ways[3] > 0, "{ways:?} of {moves}");
+        assert!(ways[4] * 20 > moves, "{ways:?} of {moves}");
     }
 
     /// Perft 2 on one CPU path: with the shortcut, or (`.1`) the plain
