@@ -2,6 +2,7 @@
 """Where the time goes on an EPD set, by instruction counts (load-independent).
 
     scripts/icount_set.py [--perft BIN] [--file EPD] [--below K] [--filter TEXT]
+    scripts/icount_set.py --against NEW [--perft BIN] [--jobs J] ...
 
 For each line: cachegrind (valgrind, branch simulation on) runs `perft count
 D FEN --threads 1 --no-hash` with both counters (the default, with the
@@ -11,7 +12,15 @@ leaf-parent shortcut, and `--plain`), D being K plies below the line's deepest
 ;D(D-1) count), simulated mispredicts per leaf parent, and the plain/default
 Ir ratio (above 1: the shortcut saves work). Start-up (a `perft count 1` of
 the same position) is subtracted. Needs valgrind; about 2 s per position.
+
+With --against NEW, compares two builds instead (the default counter of
+each): per position and as geometric means per bin, NEW's Ir and
+mispredicts over BIN's, and an estimate of the cycle ratio (Ir/3 + 15 per
+mispredict; a ranking aid, not a timing), J positions at a time.
 """
+
+import math
+from concurrent.futures import ThreadPoolExecutor
 
 import argparse
 import os
@@ -38,25 +47,18 @@ def main():
     ap.add_argument("--file", default="positions/speed.epd")
     ap.add_argument("--below", type=int, default=1)
     ap.add_argument("--filter")
+    ap.add_argument("--against", metavar="NEW")
+    ap.add_argument("--jobs", type=int, default=1)
     a = ap.parse_args()
-    if not (os.path.isfile(a.perft) and os.access(a.perft, os.X_OK)):
-        sys.exit(f"icount_set.py: {a.perft}: not an executable file")
+    for path in [a.perft] + ([a.against] if a.against else []):
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            sys.exit(f"icount_set.py: {path}: not an executable file")
+    if a.against:
+        compare(a)
+        return
     sums = {}
     print(f"{'id':<10} men  D  Ir/leaf  Ir/parent  mispr/parent  plain Ir/parent  plain/default")
-    for line in open(a.file):
-        line = line.strip()
-        if not line or line.startswith("#") or (a.filter and a.filter not in line):
-            continue
-        fields = line.split(";")
-        fen = " ".join(fields[0].split()[:6])
-        counts = {int(m.group(1)): int(m.group(2))
-                  for m in (re.fullmatch(r"D(\d+)\s+(\d+)", f.strip()) for f in fields[1:]) if m}
-        ident = next((f.strip()[3:].strip().strip('"') for f in fields[1:]
-                      if f.strip().startswith("id ")), "?")
-        depth = max(counts) - a.below
-        if depth < 2:
-            continue
-        men = sum(c.isalpha() for c in fen.split()[0])
+    for ident, fen, men, depth, counts in positions(a):
         base = [a.perft, "count", "1", fen, "--threads", "1", "--no-hash", "-q"]
         ir0, bm0 = cachegrind(base)
         run = [a.perft, "count", str(depth), fen, "--threads", "1", "--no-hash", "-q"]
@@ -78,6 +80,52 @@ def main():
             print(f"  {name:<9} default {ir / leaves:6.1f} Ir/leaf {ir / parents:6.0f} Ir/parent "
                   f"{bm / parents:5.2f} mispr/parent | plain {irp / leaves:6.1f} Ir/leaf "
                   f"{irp / parents:6.0f} Ir/parent {bmp / parents:5.2f} mispr/parent")
+
+
+def positions(a):
+    """(id, FEN, men, depth, counts) for each line of --file that --filter
+    keeps, at --below plies under its deepest count (at least 2)."""
+    for line in open(a.file):
+        line = line.strip()
+        if not line or line.startswith("#") or (a.filter and a.filter not in line):
+            continue
+        fields = line.split(";")
+        fen = " ".join(fields[0].split()[:6])
+        counts = {int(m.group(1)): int(m.group(2))
+                  for m in (re.fullmatch(r"D(\d+)\s+(\d+)", f.strip()) for f in fields[1:]) if m}
+        ident = next((f.strip()[3:].strip().strip('"') for f in fields[1:]
+                      if f.strip().startswith("id ")), "?")
+        depth = max(counts) - a.below
+        if depth >= 2:
+            yield ident, fen, sum(c.isalpha() for c in fen.split()[0]), depth, counts
+
+
+def compare(a):
+    """--against: NEW over BIN, Ir, mispredicts and the cycle estimate."""
+    def costs(binary, fen, depth):
+        args = ["--threads", "1", "--no-hash", "-q"]
+        ir0, bm0 = cachegrind([binary, "count", "1", fen] + args)
+        ir, bm = cachegrind([binary, "count", str(depth), fen] + args)
+        return ir - ir0, bm - bm0
+
+    def one(p):
+        ident, fen, men, depth, _ = p
+        (ir, bm), (irn, bmn) = costs(a.perft, fen, depth), costs(a.against, fen, depth)
+        return ident, men, depth, irn / ir, bmn / max(bm, 1), (irn / 3 + 15 * bmn) / (ir / 3 + 15 * bm)
+
+    print(f"{'id':<10} men  D  Ir new/old  mispredicts new/old  estimate new/old")
+    per_bin = {}
+    with ThreadPoolExecutor(max(1, a.jobs)) as pool:
+        for ident, men, depth, ir, bm, est in pool.map(one, positions(a)):
+            print(f"{ident:<10} {men:3} {depth:2} {ir:10.3f} {bm:20.3f} {est:17.3f}", flush=True)
+            name = next(n for lo, hi, n in BINS if lo <= men <= hi)
+            per_bin.setdefault(name, []).append((ir, bm, est))
+    print("\nper bin (geometric means of the ratios)")
+    for _, _, name in BINS:
+        if name in per_bin:
+            v = per_bin[name]
+            g = [math.exp(sum(math.log(x[i]) for x in v) / len(v)) for i in range(3)]
+            print(f"  {name:<9} Ir {g[0]:.3f}  mispredicts {g[1]:.3f}  estimate {g[2]:.3f}")
 
 
 if __name__ == "__main__":
