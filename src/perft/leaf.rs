@@ -91,6 +91,10 @@ struct Footprint {
     /// give `O` an en-passant capture (part of both zones for double
     /// pushes only).
     ep: Bitboard,
+    /// By kind of piece, the squares from which it checks `O`'s king (with
+    /// the occupancy of `P`): a move there is made, not tried in
+    /// [`Children::tier`] (which would find the check and give up).
+    checks: Zone,
     /// `O`'s pinned pieces, and the squares from its king up to and with
     /// each pinner (a move there may change a pinned piece's moves).
     pinned: Bitboard,
@@ -165,6 +169,14 @@ impl Footprint {
         shortcut.footprint.xray = (xray_diagonal & !diagonal_line & diagonal_sliders)
             | (xray_orthogonal & !orthogonal_line & orthogonal_sliders);
         shortcut.footprint.pin_lines = pin_lines;
+        shortcut.footprint.checks = Zone([
+            crate::chess::attacks::pawn_attacks(o, king),
+            knight_attacks(king),
+            diagonal_line,
+            orthogonal_line,
+            diagonal_line | orthogonal_line,
+            Bitboard::EMPTY,
+        ]);
         shortcut.footprint.pinned = pinned;
         // The slider array keeps `Shortcut::EMPTY`'s entries: only the
         // first `len` are read.
@@ -589,6 +601,7 @@ impl Shortcut {
             base: Zone([Bitboard::EMPTY; 6]),
             king: Zone([Bitboard::EMPTY; 6]),
             ep: Bitboard::EMPTY,
+            checks: Zone([Bitboard::EMPTY; 6]),
             pinned: Bitboard::EMPTY,
             pin_lines: Bitboard::EMPTY,
             xray: Bitboard::EMPTY,
@@ -734,7 +747,7 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         let fp = &s.footprint;
         let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
         let moved = from_bb | to_bb;
-        if (moved & fp.pin_lines).nonempty() {
+        if (moved & fp.pin_lines).nonempty() || fp.checks.of(piece).contains(to) {
             return None;
         }
         let pos = self.pos;
