@@ -281,6 +281,16 @@ impl SearchState {
         self.iteration.is_some()
     }
 
+    /// The nodes of the aborted search that a resumed one continues (the
+    /// frames on the path from the root to where it stopped); 0 if none.
+    pub fn path_len(&self) -> usize {
+        if self.iteration.is_some() {
+            self.path
+        } else {
+            0
+        }
+    }
+
     /// Forgets the aborted search. Its open transaction, if `tt` holds it, is
     /// committed (an abandoned search's entries are sound bounds: nodes cut
     /// short store nothing).
@@ -1246,7 +1256,7 @@ impl<'a> Searcher<'a> {
             self.st
                 .root_counts
                 .extend(moves.iter().copied().zip(counts.iter().copied()));
-            self.st.root_counts.sort_by(|a, b| b.1.cmp(&a.1));
+            self.st.root_counts.sort_by_key(|c| std::cmp::Reverse(c.1));
         }
 
         if let (Some(tt), Some(txn)) = (self.tt.as_deref_mut(), self.st.txn) {
@@ -1408,6 +1418,17 @@ impl<'a> Searcher<'a> {
             } else {
                 0
             };
+        }
+        if ply == 0 && !self.st.root_counts.is_empty() {
+            // The root after a completed iteration: the best move first, then
+            // the moves that took the most nodes (the hardest to refute).
+            for (slot, &mv) in order.iter_mut().zip(moves.iter()) {
+                if mv != tt_move
+                    && let Some(rank) = self.st.root_counts.iter().position(|&(m, _)| m == mv)
+                {
+                    *slot = ORDER_TT - 1 - rank as i32;
+                }
+            }
         }
     }
 }
