@@ -8,7 +8,7 @@ use perft::Position;
 use perft::search::tt::Tt;
 use perft::search::{self, Limits, Score, SearchOptions, SearchResult, SearchState};
 
-use crate::common::load;
+use crate::common::{load, run_perft, run_perft_env, stderr, stdout};
 
 /// TT size of every search here (the same for the whole and the chunked
 /// search: replacement depends on it).
@@ -251,4 +251,192 @@ fn another_root_or_other_options_start_afresh() {
         assert!(calls < 100_000);
     };
     assert_eq!(outcome(&last, nodes), whole(&a, 5, &options));
+}
+
+// ----- the command line and UCI -----
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
+    serde_json::from_str(&stdout(out)).expect("one JSON object")
+}
+
+#[test]
+fn cli_chunk_nodes_reaches_the_depth_with_the_nodes_of_one_search() {
+    let fen = load("search_bench")[1].position.to_fen();
+    let base = [
+        "search",
+        fen.as_str(),
+        "--depth",
+        "5",
+        "--threads",
+        "1",
+        "--json",
+    ];
+    let whole = json(&run_perft(&base));
+    let run = |extra: &[&str]| json(&run_perft(&[&base[..], extra].concat()));
+    let on = run(&["--chunk-nodes", "700"]);
+    for field in ["bestmove", "score", "depth", "nodes", "qnodes", "stopped"] {
+        assert_eq!(on[field], whole[field], "{field}");
+    }
+    let last = |r: &serde_json::Value| r["iterations"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last(&on)["pv"], last(&whole)["pv"]);
+    assert_eq!(last(&on)["nodes"], whole["nodes"]);
+    let chunks = on["chunks"].as_u64().unwrap();
+    assert!(chunks > 5, "{chunks}");
+    assert_eq!(on["resumed_chunks"].as_u64(), Some(chunks - 1));
+    assert_eq!(on["chunk_nodes"].as_u64(), Some(700));
+    assert_eq!(on["restart"], true);
+    assert_eq!(
+        (whole["chunks"].as_u64(), whole["restart"].as_bool()),
+        (Some(1), Some(true))
+    );
+    // Restart off: every chunk starts over, nothing resumes, and the nodes
+    // are not those of one search.
+    let off = run(&["--chunk-nodes", "700", "--no-restart"]);
+    assert_eq!(off["resumed_chunks"].as_u64(), Some(0));
+    assert_eq!(off["restart"], false);
+    assert_ne!(off["nodes"], whole["nodes"]);
+    // A budget too small for the depth: stopped, and said so.
+    let out = run_perft(&[
+        "search",
+        fen.as_str(),
+        "--depth",
+        "9",
+        "--threads",
+        "1",
+        "--chunk-nodes",
+        "100",
+        "--max-chunks",
+        "3",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "info string chunks 3 of 100 nodes resumed 2 restart on nodes 300 depth 9 not reached"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn cli_chunk_flags_are_checked() {
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["--chunk-nodes", "0"],
+            "--chunk-nodes: expected a whole number of nodes, at least 1, got '0'",
+        ),
+        (&["--chunk-nodes", "-3"], "--chunk-nodes"),
+        (
+            &["--chunk-nodes", "50", "--nodes", "100"],
+            "--nodes and --movetime cannot be given with it",
+        ),
+        (
+            &["--chunk-nodes", "50", "--movetime", "100"],
+            "--nodes and --movetime cannot be given with it",
+        ),
+        (&["--no-restart"], "--no-restart needs --chunk-nodes"),
+        (&["--max-chunks", "3"], "--max-chunks needs --chunk-nodes"),
+        (
+            &["--chunk-nodes", "50", "--max-chunks", "0"],
+            "--max-chunks: expected a whole number of chunks, 1 to 1000000",
+        ),
+    ];
+    for (args, needle) in cases {
+        let argv = [&["search", "kiwipete"][..], args].concat();
+        let out = run_perft(&argv);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert!(stdout(&out).is_empty(), "{argv:?}");
+        assert_eq!(err.lines().count(), 1, "{argv:?}: {err}");
+        assert!(err.contains(needle), "{argv:?}: {err}");
+    }
+    let out = run_perft(&["search", "--bench", "--chunk-nodes", "100"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--chunk-nodes cannot be given with it"));
+}
+
+/// `(info depth lines, bestmove)` of each `go` of a UCI transcript.
+fn replies(text: &str) -> Vec<(Vec<&str>, &str)> {
+    let mut out = Vec::new();
+    let mut infos = Vec::new();
+    for line in text.lines() {
+        if let Some(mv) = line.strip_prefix("bestmove ") {
+            out.push((std::mem::take(&mut infos), mv));
+        } else if line.starts_with("info depth ") {
+            infos.push(line);
+        }
+    }
+    out
+}
+
+fn info_nodes(line: &str) -> u64 {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let i = words.iter().position(|&w| w == "nodes").unwrap();
+    words[i + 1].parse().unwrap()
+}
+
+#[test]
+fn uci_go_nodes_repeated_resumes_the_search_of_the_same_position() {
+    let fen = load("search_bench")[1].position.to_fen();
+    let depth = 5;
+    let chunk = 2_000;
+    let setup = format!("uci\nsetoption name Threads value 1\nucinewgame\nposition fen {fen}\n");
+    let whole = run_perft_env(
+        &["uci"],
+        &[],
+        Some(&format!("{setup}go depth {depth}\nquit\n")),
+    );
+    let whole = stdout(&whole);
+    let want = replies(&whole)[0].0.last().unwrap().to_string();
+    let gos = "go nodes 2000\n".repeat(60);
+    let out = run_perft_env(&["uci"], &[], Some(&format!("{setup}{gos}quit\n")));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let rs = replies(&text);
+    assert_eq!(rs.len(), 60, "{text}");
+    // The go that completes the depth: its info line is the uninterrupted
+    // one (same score and PV), after the same nodes in all.
+    let (k, line) = rs
+        .iter()
+        .enumerate()
+        .find_map(|(k, (infos, _))| {
+            infos
+                .iter()
+                .find(|l| l.starts_with(&format!("info depth {depth} ")))
+                .map(|l| (k, *l))
+        })
+        .expect("depth reached");
+    assert!(k > 3, "{k}");
+    let total = chunk * k as u64 + info_nodes(line);
+    assert_eq!(total, info_nodes(&want), "{text}");
+    let tail = |l: &str| l.split(" pv ").nth(1).unwrap().to_string();
+    let score = |l: &str| l.split(" nodes ").next().unwrap().to_string();
+    assert_eq!((score(line), tail(line)), (score(&want), tail(&want)));
+    assert_eq!(
+        text.matches("info string resumed at depth").count(),
+        59,
+        "{text}"
+    );
+
+    // Another position, ucinewgame, or Restart off: no resume.
+    let out = run_perft_env(
+        &["uci"],
+        &[],
+        Some(&format!(
+            "{setup}go nodes 3000\nposition startpos\ngo nodes 3000\nposition fen {fen}\ngo nodes 3000\n\
+             ucinewgame\nposition fen {fen}\ngo nodes 3000\nsetoption name Restart value false\n\
+             go nodes 3000\ngo nodes 3000\nsetoption name Restart value true\ngo nodes 3000\n\
+             go nodes 3000\nquit\n"
+        )),
+    );
+    let text = stdout(&out);
+    assert_eq!(replies(&text).len(), 8, "{text}");
+    // Only the last go continues the one before it.
+    assert_eq!(
+        text.matches("info string resumed at depth").count(),
+        1,
+        "{text}"
+    );
+    assert!(text.contains("option name Restart type check default true"));
 }
