@@ -1098,8 +1098,10 @@ impl<'a> Searcher<'a> {
         if depth <= 0 {
             return self.quiesce(pos, alpha_in, beta, ply, true);
         }
+        // Initialised below, on the resume path or after the early returns
+        // of the normal one (so a node cut off early pays nothing for them).
         let mut moves;
-        let mut order = [0i32; crate::chess::moves::MAX_MOVES];
+        let mut order: [i32; crate::chess::moves::MAX_MOVES];
         let (mut alpha, alpha_orig, mut best, mut best_move, key, first);
         let mut resume_phase = None;
         let mut nodes_before = 0;
@@ -1172,6 +1174,7 @@ impl<'a> Searcher<'a> {
                     0
                 };
             }
+            order = [0; crate::chess::moves::MAX_MOVES];
             self.score_moves(pos, &moves, &mut order, tt_move, ply);
             (alpha, alpha_orig, best, best_move) = (alpha_in, alpha_in, -INFINITY, Move::NONE);
             first = 0;
@@ -1293,8 +1296,9 @@ impl<'a> Searcher<'a> {
         ply: usize,
         horizon: bool,
     ) -> i32 {
+        // Initialised below (see negamax).
         let mut moves;
-        let mut order = [0i32; crate::chess::moves::MAX_MOVES];
+        let mut order: [i32; crate::chess::moves::MAX_MOVES];
         let (mut alpha, mut best, first);
         let mut resumed = false;
         if self.resume_left > 0 {
@@ -1341,6 +1345,7 @@ impl<'a> Searcher<'a> {
                 best = stand_pat;
                 moves = captures(pos);
             }
+            order = [0; crate::chess::moves::MAX_MOVES];
             self.score_moves(pos, &moves, &mut order, Move::NONE, ply);
             first = 0;
         }
