@@ -204,7 +204,35 @@ impl Fingerprint {
 /// open on the TT handle it ran with: call [`SearchState::discard`] with that
 /// TT before using the TT for anything else than resuming (a search of
 /// another root through this state does it by itself).
-#[derive(Clone, Default)]
+///
+/// ```
+/// use perft::search::{self, Limits, SearchOptions, SearchState};
+/// use perft::search::tt::Tt;
+/// use perft::Position;
+///
+/// let pos = Position::from_fen("6rk/7p/R2N3P/3r4/1P5K/P7/8/8 w - - 0 1")?;
+/// let (mut tt, mut state) = (Tt::new(1 << 20)?, SearchState::new());
+/// let options = SearchOptions { threads: 1, ..SearchOptions::default() };
+/// // `go nodes 200` until depth 5 is done: each call continues the last.
+/// let limits = Limits { depth: Some(5), nodes: Some(200), ..Limits::default() };
+/// let mut nodes = 0;
+/// let last = loop {
+///     let r = search::search_resumable(
+///         &pos, &[], &limits, Some(&mut tt), &options, &mut state, |_| {},
+///     )?;
+///     nodes += r.stats.nodes;
+///     if !r.stopped {
+///         break r;
+///     }
+///     assert!(state.is_resumable());
+/// };
+/// // The same nodes as one uninterrupted search on a fresh table.
+/// let mut fresh = Tt::new(1 << 20)?;
+/// let whole = search::search(&pos, &[], &Limits::depth(5), Some(&mut fresh), &options, |_| {})?;
+/// assert_eq!((nodes, last.best_move_uci()), (whole.stats.nodes, whole.best_move_uci()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Default)]
 pub struct SearchState {
     /// One frame per ply (allocated by the first search).
     frames: Vec<Frame>,
