@@ -13,6 +13,7 @@ mod parallel;
 mod protocols;
 mod reference;
 mod reports;
+mod resume;
 mod schemas;
 mod search;
 mod stats;

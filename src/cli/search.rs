@@ -81,6 +81,20 @@ pub struct SearchArgs {
     /// and report medians (1 to 100, default 1).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub rounds: Option<String>,
+    /// Search to the depth (`--depth`, default 6) in chunks: a search
+    /// stopped every N nodes (at least 1) and resumed from where it stopped
+    /// (restartable nodes), as a GUI's repeated `go nodes N` would. Prints
+    /// the iterations with the nodes of all chunks so far, and the chunks.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub chunk_nodes: Option<String>,
+    /// With `--chunk-nodes`: give up after this many chunks (1 to 1000000,
+    /// default 1000).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub max_chunks: Option<String>,
+    /// With `--chunk-nodes`: restartable nodes off, every chunk starts a new
+    /// search (over the same TT), for comparison.
+    #[arg(long)]
+    pub no_restart: bool,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -271,6 +285,14 @@ pub struct SearchReport {
     pub aspiration_fails: u64,
     /// True if a node or time limit cut the last iteration short.
     pub stopped: bool,
+    /// `--chunk-nodes` (`null` = one search).
+    pub chunk_nodes: Option<u64>,
+    /// Searches run: the chunks (1 without `--chunk-nodes`).
+    pub chunks: u64,
+    /// Chunks that resumed the search the previous one stopped.
+    pub resumed_chunks: u64,
+    /// Restartable nodes on (off with `--no-restart`).
+    pub restart: bool,
     /// TT counters, `null` with `--no-tt`.
     pub tt: Option<TtReport>,
 }
@@ -386,6 +408,30 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
         .as_deref()
         .map(|t| number("--movetime", t, "milliseconds", 1u64, None))
         .transpose()?;
+    let chunk_nodes = args
+        .chunk_nodes
+        .as_deref()
+        .map(|t| number("--chunk-nodes", t, "nodes", 1u64, None))
+        .transpose()?;
+    if chunk_nodes.is_some() && (nodes.is_some() || movetime.is_some()) {
+        return Err(Error::Usage(
+            "--chunk-nodes searches to a depth in chunks of N nodes: --nodes and --movetime cannot be given with it".into(),
+        ));
+    }
+    for (flag, given) in [
+        ("--max-chunks", args.max_chunks.is_some()),
+        ("--no-restart", args.no_restart),
+    ] {
+        if given && chunk_nodes.is_none() {
+            return Err(Error::Usage(format!(
+                "{flag} needs --chunk-nodes: one search has nothing to resume"
+            )));
+        }
+    }
+    let max_chunks = match args.max_chunks.as_deref() {
+        Some(t) => number("--max-chunks", t, "chunks", 1u64, Some(1_000_000))?,
+        None => 1000,
+    };
     let (aspiration, on_fail) = window_settings(&args)?;
     // The positions before the searched one (`--moves`) count for repetitions.
     let (root, moves) = resolve_root(&args.position)?;
@@ -417,22 +463,63 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
         aspiration: aspiration as i32,
         on_fail,
         threads,
+        restart: !args.no_restart,
         ..SearchOptions::default()
     };
 
     let mut iterations = Vec::new();
     let mut write_error = None;
-    let result = search::search(&pos, &history, &limits, tt.as_mut(), &options, |info| {
-        if args.json {
-            iterations.push(info.clone());
-        } else if write_error.is_none()
-            && let Err(e) = write_out(&format!("{}\n", info.to_uci()))
-        {
-            // Keep searching quietly; the error is reported at the end.
-            write_error = Some(e);
+    // One search, or with --chunk-nodes one per chunk over the same state
+    // and TT until a chunk completes the depth.
+    let mut state = search::SearchState::new();
+    let (mut chunks, mut resumed_chunks) = (0u64, 0u64);
+    let mut total = search::SearchStats::default();
+    let (mut time, mut tt_stats) = (Duration::ZERO, TtStats::default());
+    let result = loop {
+        let chunk_limits = Limits {
+            nodes: chunk_nodes.or(limits.nodes),
+            ..limits.clone()
+        };
+        let (nodes_before, time_before) = (total.nodes, time);
+        let r = search::search_resumable(
+            &pos,
+            &history,
+            &chunk_limits,
+            tt.as_mut(),
+            &options,
+            &mut state,
+            |info| {
+                let mut info = info.clone();
+                info.nodes += nodes_before;
+                info.time += time_before;
+                info.nps = (info.nodes as f64 / info.time.as_secs_f64().max(1e-6)) as u64;
+                if args.json {
+                    iterations.push(info);
+                } else if write_error.is_none()
+                    && let Err(e) = write_out(&format!("{}\n", info.to_uci()))
+                {
+                    // Keep searching quietly; the error is reported at the end.
+                    write_error = Some(e);
+                }
+            },
+        )
+        .map_err(|e| Error::Usage(e.to_string()))?;
+        chunks += 1;
+        resumed_chunks += u64::from(r.resumed.is_some());
+        total.nodes += r.stats.nodes;
+        total.qnodes += r.stats.qnodes;
+        total.aspiration_fails += r.stats.aspiration_fails;
+        time += r.time;
+        tt_stats = tt_stats + r.tt;
+        if chunk_nodes.is_none() || !r.stopped || chunks >= max_chunks {
+            break r;
         }
-    })
-    .map_err(|e| Error::Usage(e.to_string()))?;
+    };
+    // Nothing is resumed after this: close the transaction a stopped search
+    // left open.
+    state
+        .discard(tt.as_mut())
+        .map_err(|e| Error::Usage(e.to_string()))?;
     if let Some(e) = write_error {
         return Err(e);
     }
@@ -449,13 +536,17 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
         bestmove: result.best_move_uci(),
         score: result.score,
         depth: result.depth,
-        nodes: result.stats.nodes,
-        qnodes: result.stats.qnodes,
-        time_ms: result.time.as_millis() as u64,
-        nps: (result.stats.nodes as f64 / result.time.as_secs_f64().max(1e-6)) as u64,
-        aspiration_fails: result.stats.aspiration_fails,
+        nodes: total.nodes,
+        qnodes: total.qnodes,
+        time_ms: time.as_millis() as u64,
+        nps: (total.nodes as f64 / time.as_secs_f64().max(1e-6)) as u64,
+        aspiration_fails: total.aspiration_fails,
         stopped: result.stopped,
-        tt: tt.as_ref().map(|t| tt_report(t, &result.tt, on_fail)),
+        chunk_nodes,
+        chunks,
+        resumed_chunks,
+        restart: options.restart,
+        tt: tt.as_ref().map(|t| tt_report(t, &tt_stats, on_fail)),
     };
     if args.json {
         write_json(&report)?;
@@ -466,6 +557,23 @@ pub fn run_search(args: SearchArgs) -> Result<u8, Error> {
             if let Some(score) = report.score {
                 text.push_str(&format!("info depth 0 score {score}\n"));
             }
+        }
+        if let Some(k) = report.chunk_nodes {
+            text.push_str(&format!(
+                "info string chunks {} of {k} nodes resumed {} restart {} nodes {}{}\n",
+                report.chunks,
+                report.resumed_chunks,
+                if report.restart { "on" } else { "off" },
+                report.nodes,
+                if report.stopped {
+                    format!(
+                        " depth {} not reached (--max-chunks {max_chunks})",
+                        limits.depth.unwrap_or(0)
+                    )
+                } else {
+                    String::new()
+                }
+            ));
         }
         text.push_str(&tt_line(&report.tt));
         text.push('\n');
@@ -572,6 +680,9 @@ fn run_bench(args: SearchArgs) -> Result<u8, Error> {
         ("--nodes", args.nodes.is_some()),
         ("--movetime", args.movetime.is_some()),
         ("--no-tt", args.no_tt),
+        ("--chunk-nodes", args.chunk_nodes.is_some()),
+        ("--max-chunks", args.max_chunks.is_some()),
+        ("--no-restart", args.no_restart),
     ] {
         if given {
             return Err(Error::Usage(format!(

@@ -6,9 +6,15 @@
 //! N`, `go movetime MS`, clock times, `go infinite` and `go ponder` (the
 //! alpha-beta search of [`crate::search`](mod@crate::search), in its own thread: `info` lines
 //! and `bestmove`; `stop` ends it at once, `ponderhit` starts its clock),
-//! `setoption name Threads|Hash|UCI_Chess960 value V`, `d` (print the FEN),
+//! `setoption name Threads|Hash|Restart|UCI_Chess960 value V`, `d` (print the FEN),
 //! `debug`, `quit`. Unknown commands are ignored as UCI requires, with an
 //! `info string` saying so; nothing the GUI sends makes the loop panic.
+//!
+//! Restartable nodes: a search stopped by `stop` or by its limits (`go nodes
+//! N`, `movetime`, the clock) leaves its state; the next `go` on the same
+//! position (same moves) continues it where it stopped (`info string resumed
+//! at depth D`) instead of starting over. Another position, `ucinewgame`, a
+//! `Hash` change or `setoption name Restart value false` discards it.
 
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,7 +31,7 @@ use crate::chess::zobrist::Zobrist;
 use crate::error::{EXIT_OK, Error};
 use crate::perft::{Control, Perft, PerftConfig};
 use crate::search::tt::Tt;
-use crate::search::{self, Limits, SearchOptions};
+use crate::search::{self, Limits, SearchOptions, SearchState};
 
 /// Where a session writes: stdout, or a buffer in tests. Shared with the
 /// search thread, which prints `info` lines and `bestmove`.
@@ -44,8 +50,8 @@ struct Running {
     ponder_time: Option<Duration>,
     /// `go infinite`: only `stop` ends it.
     infinite: bool,
-    /// The thread; it gives the TT back.
-    thread: JoinHandle<Option<Tt>>,
+    /// The thread; it gives the TT and the search state back.
+    thread: JoinHandle<(Option<Tt>, SearchState)>,
 }
 
 /// `perft uci` arguments.
@@ -96,6 +102,11 @@ pub struct UciSession {
     /// The TT could not be allocated (said once; retried after a `Hash`
     /// change or `ucinewgame`).
     tt_failed: bool,
+    /// What a stopped search left for the next `go` on the same position
+    /// (restartable nodes).
+    search_state: SearchState,
+    /// The `Restart` option: resume stopped searches.
+    restart: bool,
     /// `--no-hash`: `go perft` counts without a perft table whatever `Hash` says.
     no_perft_table: bool,
     chess960: bool,
@@ -119,6 +130,8 @@ impl UciSession {
             hash_mib: DEFAULT_HASH_MIB,
             tt: None,
             tt_failed: false,
+            search_state: SearchState::new(),
+            restart: true,
             no_perft_table: false,
             chess960: false,
             position: Ok((Position::startpos(), Vec::new())),
@@ -144,8 +157,9 @@ impl UciSession {
             if stop || run.hold.load(Ordering::SeqCst) {
                 run.stop.store(true, Ordering::SeqCst);
             }
-            if let Ok(tt) = run.thread.join() {
+            if let Ok((tt, state)) = run.thread.join() {
                 self.tt = tt;
+                self.search_state = state;
             }
         }
     }
@@ -198,6 +212,7 @@ impl UciSession {
                 "id name perft {}\nid author the perft authors\n\n\
                  option name Threads type spin default {} min 1 max {MAX_THREADS}\n\
                  option name Hash type spin default {} min 1 max {MAX_HASH_MIB}\n\
+                 option name Restart type check default true\n\
                  option name UCI_Chess960 type check default false\nuciok\n",
                 env!("CARGO_PKG_VERSION"),
                 self.config.threads,
@@ -206,6 +221,7 @@ impl UciSession {
             "ucinewgame" => {
                 self.tt = None;
                 self.tt_failed = false;
+                self.search_state = SearchState::new();
             }
             "quit" => return Ok(false),
             "position" => self.set_position(rest)?,
@@ -337,12 +353,20 @@ impl UciSession {
                         self.perft = None;
                         self.tt = None;
                         self.tt_failed = false;
+                        self.search_state = SearchState::new();
                     }
                 }
                 Err(e) => writeln!(
                     out,
                     "info string error: Hash: {e}; Hash stays {} MiB",
                     self.hash_mib
+                )?,
+            },
+            "restart" => match value.as_str() {
+                "true" | "false" => self.restart = value == "true",
+                _ => writeln!(
+                    out,
+                    "info string error: Restart must be true or false, found '{value}'"
                 )?,
             },
             "uci_chess960" => match value.as_str() {
@@ -449,8 +473,19 @@ impl UciSession {
         let hold = Arc::new(AtomicBool::new(infinite || ponder));
         limits.stop = Some(Arc::clone(&stop));
         let mut tt = self.tt.take();
+        let mut state = std::mem::take(&mut self.search_state);
         // `Threads` counts the search's threads too (lazy SMP over the TT).
-        let threads = self.config.threads;
+        let options = SearchOptions {
+            threads: self.config.threads,
+            restart: self.restart,
+            ..SearchOptions::default()
+        };
+        if let Some(depth) = state.resumes(&pos, &history, &limits, tt.as_ref(), &options) {
+            self.say(&format!(
+                "info string resumed at depth {depth} ({} nodes of the stopped search continue)\n",
+                state.path_len()
+            ))?;
+        }
         let out = Arc::clone(&self.out);
         let (thread_stop, thread_hold) = (Arc::clone(&stop), Arc::clone(&hold));
         let thread = std::thread::spawn(move || {
@@ -459,15 +494,13 @@ impl UciSession {
                 // A closed pipe is noticed by the input loop; nothing to do here.
                 let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
             };
-            let result = search::search(
+            let result = search::search_resumable(
                 &pos,
                 &history,
                 &limits,
                 tt.as_mut(),
-                &SearchOptions {
-                    threads,
-                    ..SearchOptions::default()
-                },
+                &options,
+                &mut state,
                 |info| say(format!("{}\n", info.to_uci())),
             );
             // `infinite` and `ponder` answer only after `stop` (or `ponderhit`).
@@ -486,11 +519,11 @@ impl UciSession {
                     }
                     text.push_str(&format!("bestmove {}\n", r.best_move_uci()));
                     say(text);
-                    tt
+                    (tt, state)
                 }
                 Err(e) => {
                     say(format!("info string error: {e}\nbestmove 0000\n"));
-                    None
+                    (None, SearchState::new())
                 }
             }
         });

@@ -17,6 +17,24 @@
 //! main thread reports and decides, adopting a helper's iteration if the
 //! helper completes the target depth first.
 //!
+//! # Restartable nodes
+//!
+//! [`search_resumable`] keeps the state of every node of the search in a
+//! [`SearchState`] that outlives the call (H.G. Muller's restartable nodes):
+//! when a node, time or stop limit aborts the search, every node on the path
+//! to the aborted one leaves its frame there (move list in its current
+//! order, index of the move being searched and whether that move was in its
+//! null-window or its re-search, window, best move and score so far, node
+//! counts of the root moves), beside the triangular PV table, the killers,
+//! the aspiration window of the interrupted iteration, and its TT
+//! transaction, which stays open. The next search of the same root (same
+//! key and history, same options) follows the frames back in: each node
+//! continues where it stopped, the interrupted iteration finishes, and
+//! iterative deepening goes on. With one thread the chunks together are
+//! exactly the uninterrupted search: the same nodes, TT stores and result.
+//! The root orders its moves (after the best one) by the nodes each took in
+//! the previous iteration.
+//!
 //! # Calling it (for example from a UCI `go depth N`)
 //!
 //! ```
@@ -68,6 +86,255 @@ pub const DEFAULT_ASPIRATION: i32 = 50;
 
 /// How often (in nodes) the clock and the stop flag are read.
 const CHECK_EVERY: u64 = 1024;
+
+/// Which search of its current move a node was in when it was aborted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Phase {
+    /// The full-window search (the first move, or any move without PVS).
+    #[default]
+    Full,
+    /// The null-window search of a later move (PVS).
+    Null,
+    /// The full-window re-search after the null window failed high.
+    Research,
+}
+
+/// One ply of the software stack: the triangular PV row of the ply and, for
+/// the plies on the path of an aborted search, the node's saved state.
+#[derive(Clone)]
+struct Frame {
+    /// PV row of this ply (the triangular PV table lives on the stack).
+    pv: [Move; MAX_PLY + 1],
+    /// Length of `pv`.
+    pv_len: usize,
+    /// The node was a quiescence node.
+    quiesce: bool,
+    /// Remaining depth (main search).
+    depth: i32,
+    /// Window: alpha as improved so far, alpha on entry, beta.
+    alpha: i32,
+    alpha_orig: i32,
+    beta: i32,
+    /// Best score and move so far.
+    best: i32,
+    best_move: Move,
+    /// Position key (pushed on the repetition stack again on resume).
+    key: u64,
+    /// The move list in its current (partly selection-sorted) order, and the
+    /// ordering scores beside it.
+    moves: MoveList,
+    order: [i32; crate::chess::moves::MAX_MOVES],
+    /// Index of the move being searched.
+    next: usize,
+    /// Which search of that move was running.
+    phase: Phase,
+    /// At the root: the node count when the current move began.
+    nodes_before: u64,
+}
+
+impl Default for Frame {
+    fn default() -> Frame {
+        Frame {
+            pv: [Move::NONE; MAX_PLY + 1],
+            pv_len: 0,
+            quiesce: false,
+            depth: 0,
+            alpha: 0,
+            alpha_orig: 0,
+            beta: 0,
+            best: 0,
+            best_move: Move::NONE,
+            key: 0,
+            moves: MoveList::new(),
+            order: [0; crate::chess::moves::MAX_MOVES],
+            next: 0,
+            phase: Phase::Full,
+            nodes_before: 0,
+        }
+    }
+}
+
+/// The iterative-deepening loop's state of an aborted iteration.
+#[derive(Clone, Copy, Debug, Default)]
+struct Iteration {
+    depth: u32,
+    alpha: i32,
+    beta: i32,
+    delta: i32,
+    fails: u32,
+    prev_score: i32,
+    completed: u32,
+}
+
+/// What a resumed search must share with the aborted one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Fingerprint {
+    key: u64,
+    history: Vec<u64>,
+    aspiration: i32,
+    on_fail: OnFail,
+    pvs: bool,
+    exact_depth: bool,
+    threads: usize,
+    tt: bool,
+}
+
+impl Fingerprint {
+    fn of(pos: &Position, history: &[u64], options: &SearchOptions, tt: bool) -> Fingerprint {
+        Fingerprint {
+            key: pos.hash(),
+            history: history.to_vec(),
+            aspiration: options.aspiration,
+            on_fail: options.on_fail,
+            pvs: options.pvs,
+            exact_depth: options.exact_depth_cutoffs,
+            threads: options.threads.max(1),
+            tt,
+        }
+    }
+}
+
+/// The software stack of restartable nodes: what an aborted search leaves
+/// for the next search of the same root (see the module docs and
+/// [`search_resumable`]). Create one per game (or per position) and pass it
+/// to every search; a search of another root, with other options, or with
+/// [`SearchOptions::restart`] off discards it.
+///
+/// While it holds an aborted search, the search's TT transaction is still
+/// open on the TT handle it ran with: call [`SearchState::discard`] with that
+/// TT before using the TT for anything else than resuming (a search of
+/// another root through this state does it by itself).
+///
+/// ```
+/// use perft::search::{self, Limits, SearchOptions, SearchState};
+/// use perft::search::tt::Tt;
+/// use perft::Position;
+///
+/// let pos = Position::from_fen("6rk/7p/R2N3P/3r4/1P5K/P7/8/8 w - - 0 1")?;
+/// let (mut tt, mut state) = (Tt::new(1 << 20)?, SearchState::new());
+/// let options = SearchOptions { threads: 1, ..SearchOptions::default() };
+/// // `go nodes 200` until depth 5 is done: each call continues the last.
+/// let limits = Limits { depth: Some(5), nodes: Some(200), ..Limits::default() };
+/// let mut nodes = 0;
+/// let last = loop {
+///     let r = search::search_resumable(
+///         &pos, &[], &limits, Some(&mut tt), &options, &mut state, |_| {},
+///     )?;
+///     nodes += r.stats.nodes;
+///     if !r.stopped {
+///         break r;
+///     }
+///     assert!(state.is_resumable());
+/// };
+/// // The same nodes as one uninterrupted search on a fresh table.
+/// let mut fresh = Tt::new(1 << 20)?;
+/// let whole = search::search(&pos, &[], &Limits::depth(5), Some(&mut fresh), &options, |_| {})?;
+/// assert_eq!((nodes, last.best_move_uci()), (whole.stats.nodes, whole.best_move_uci()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Default)]
+pub struct SearchState {
+    /// One frame per ply (allocated by the first search).
+    frames: Vec<Frame>,
+    /// Frames `0..path` hold the nodes of an aborted search.
+    path: usize,
+    /// The aborted iteration; `None`: nothing to resume.
+    iteration: Option<Iteration>,
+    /// Root and options of the aborted search.
+    fingerprint: Option<Fingerprint>,
+    /// The open transaction of the aborted iteration.
+    txn: Option<Txn>,
+    killers: Vec<[Move; 2]>,
+    /// Best move of the previous iteration, searched first at the root.
+    root_hint: Move,
+    /// Nodes per root move in the last completed iteration (ordering).
+    root_counts: Vec<(Move, u64)>,
+    /// Nodes per root move (by index in the root frame's list) in the
+    /// iteration being searched.
+    counts_now: Vec<u64>,
+    /// Counters since the chain of resumed searches began.
+    stats: SearchStats,
+    /// The last completed iteration: depth (0 = none), score, PV.
+    done_depth: u32,
+    done_score: i32,
+    done_pv: Vec<Move>,
+}
+
+impl std::fmt::Debug for SearchState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchState")
+            .field("path", &self.path)
+            .field("iteration", &self.iteration)
+            .field("txn", &self.txn)
+            .field("done_depth", &self.done_depth)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SearchState {
+    /// An empty state: the next search starts afresh.
+    pub fn new() -> SearchState {
+        SearchState::default()
+    }
+
+    /// The depth of the aborted iteration a search of `pos` with these
+    /// arguments would resume, or `None` if it would start afresh (nothing
+    /// aborted, another root or history, other options, a depth limit below
+    /// that iteration, [`SearchOptions::restart`] off, or not the TT handle
+    /// whose transaction the aborted search left open).
+    pub fn resumes(
+        &self,
+        pos: &Position,
+        history: &[u64],
+        limits: &Limits,
+        tt: Option<&Tt>,
+        options: &SearchOptions,
+    ) -> Option<u32> {
+        let it = self.iteration?;
+        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let same_txn = match tt {
+            Some(tt) => tt.active().is_some() && tt.active() == self.txn,
+            None => self.txn.is_none(),
+        };
+        (options.restart
+            && it.depth <= max_depth
+            && same_txn
+            && self.fingerprint.as_ref()
+                == Some(&Fingerprint::of(pos, history, options, tt.is_some())))
+        .then_some(it.depth)
+    }
+
+    /// Whether an aborted search is held.
+    pub fn is_resumable(&self) -> bool {
+        self.iteration.is_some()
+    }
+
+    /// The nodes of the aborted search that a resumed one continues (the
+    /// frames on the path from the root to where it stopped); 0 if none.
+    pub fn path_len(&self) -> usize {
+        if self.iteration.is_some() {
+            self.path
+        } else {
+            0
+        }
+    }
+
+    /// Forgets the aborted search. Its open transaction, if `tt` holds it, is
+    /// committed (an abandoned search's entries are sound bounds: nodes cut
+    /// short store nothing).
+    pub fn discard(&mut self, tt: Option<&mut Tt>) -> Result<(), TtError> {
+        if let (Some(tt), Some(txn)) = (tt, self.txn.take())
+            && tt.active() == Some(txn)
+        {
+            tt.commit(txn)?;
+        }
+        *self = SearchState {
+            frames: std::mem::take(&mut self.frames),
+            ..SearchState::default()
+        };
+        Ok(())
+    }
+}
 
 /// When to stop. Every limit given applies; with none, the search runs to
 /// [`MAX_DEPTH`] (or until `stop` is set).
@@ -141,6 +408,10 @@ pub struct SearchOptions {
     /// handle and transactions), odd helpers one ply ahead. Helpers need a
     /// TT; without one the search is single-threaded.
     pub threads: usize,
+    /// Restartable nodes: an aborted [`search_resumable`] leaves its state
+    /// for the next search of the same root, which continues it. Off: every
+    /// search starts afresh (as [`search`] always does).
+    pub restart: bool,
 }
 
 impl Default for SearchOptions {
@@ -151,6 +422,7 @@ impl Default for SearchOptions {
             pvs: true,
             exact_depth_cutoffs: false,
             threads: 1,
+            restart: true,
         }
     }
 }
@@ -165,6 +437,7 @@ impl SearchOptions {
             pvs: false,
             exact_depth_cutoffs: true,
             threads: 1,
+            restart: true,
         }
     }
 }
@@ -249,6 +522,9 @@ pub struct SearchResult {
     /// True if a node, time or stop limit ended the search (the last
     /// iteration was abandoned; its partial result is not used for `score`).
     pub stopped: bool,
+    /// The depth of the aborted iteration this search resumed
+    /// ([`search_resumable`]), `None` if it started afresh.
+    pub resumed: Option<u32>,
     chess960: bool,
 }
 
@@ -279,18 +555,61 @@ impl SearchResult {
 ///
 /// Errors only if the TT refuses an operation, which happens when the caller
 /// left a transaction of its own open on it.
+///
+/// Every call starts afresh; an aborted search's state is dropped (its TT
+/// transaction committed). [`search_resumable`] keeps it.
 pub fn search(
     pos: &Position,
     history: &[u64],
     limits: &Limits,
     mut tt: Option<&mut Tt>,
     options: &SearchOptions,
+    on_iteration: impl FnMut(&IterationInfo),
+) -> Result<SearchResult, TtError> {
+    let mut state = SearchState::new();
+    let result = search_resumable(
+        pos,
+        history,
+        limits,
+        tt.as_deref_mut(),
+        options,
+        &mut state,
+        on_iteration,
+    )?;
+    state.discard(tt)?;
+    Ok(result)
+}
+
+/// [`search`] with restartable nodes: `state` keeps every node's state when
+/// a limit aborts the search, and a later call with the same `state`, root
+/// (`pos` and `history`), options and TT handle continues that search where
+/// it stopped instead of starting over ([`SearchResult::resumed`] says so).
+/// With one thread, a search aborted and resumed any number of times does
+/// exactly what the uninterrupted one does: same nodes, same result. With
+/// helpers, the main thread resumes and the helpers start over at its depth.
+///
+/// A completed search, [`SearchOptions::restart`] off, or a call for another
+/// root or options starts afresh (committing the transaction an aborted
+/// search left open on `tt`). Limits are per call: `nodes` counts this
+/// call's nodes.
+pub fn search_resumable(
+    pos: &Position,
+    history: &[u64],
+    limits: &Limits,
+    mut tt: Option<&mut Tt>,
+    options: &SearchOptions,
+    state: &mut SearchState,
     mut on_iteration: impl FnMut(&IterationInfo),
 ) -> Result<SearchResult, TtError> {
     let start = Instant::now();
     let tt_before = tt.as_ref().map(|t| t.stats()).unwrap_or_default();
-    if let Some(tt) = tt.as_deref_mut() {
-        tt.new_search()?;
+    let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+    let resumed = state.resumes(pos, history, limits, tt.as_deref(), options);
+    if resumed.is_none() {
+        state.discard(tt.as_deref_mut())?;
+        if let Some(tt) = tt.as_deref_mut() {
+            tt.new_search()?;
+        }
     }
     let helpers = match tt.as_deref() {
         Some(tt) => (1..options.threads.max(1)).map(|_| tt.share()).collect(),
@@ -314,6 +633,7 @@ pub fn search(
         time: Duration::ZERO,
         tt: TtStats::default(),
         stopped: false,
+        resumed,
         chess960,
     };
     let root_moves = pos.legal_moves();
@@ -328,7 +648,9 @@ pub fn search(
     }
     // Something legal to play even if the first iteration is cut short.
     result.best_move = Some(root_moves.as_slice()[0]);
-    let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+    let restart = options.restart;
+    let fingerprint = Fingerprint::of(pos, history, options, tt.is_some());
+    let helper_first = resumed.unwrap_or(1);
 
     let outcome = std::thread::scope(|scope| {
         let joins: Vec<_> = helpers
@@ -341,7 +663,7 @@ pub fn search(
                 scope.spawn(move || {
                     let id = i + 1;
                     let committed_only = htt.isolation() == Isolation::ReadCommitted;
-                    let mut s = Searcher::new(Some(&mut htt), options, history);
+                    let mut s = Searcher::new(Some(&mut htt), options, history, SearchState::new());
                     s.stop_flag = Some(done);
                     s.helper = Some(id);
                     // Under read-committed isolation a helper's work reaches
@@ -351,13 +673,14 @@ pub fn search(
                         s.main_depth = Some(main_depth);
                     }
                     s.shared_nodes = Some(helper_nodes);
-                    let first = 1 + (id as u32 & 1);
-                    let r = s.deepen(pos, first, MAX_DEPTH, options, &mut |s, _| {
-                        if s.done_depth >= max_depth {
+                    let first = helper_first + (id as u32 & 1);
+                    let r = s.deepen(pos, first, MAX_DEPTH, options, false, &mut |s, _| {
+                        let done = (s.st.done_depth, s.st.done_score);
+                        if done.0 >= max_depth {
                             // The main thread stops and takes this iteration.
                             let mut slot = finished.lock().unwrap_or_else(|e| e.into_inner());
-                            if slot.as_ref().is_none_or(|f| f.0 < s.done_depth) {
-                                *slot = Some((s.done_depth, s.done_score, s.done_pv.clone()));
+                            if slot.as_ref().is_none_or(|f| f.0 < done.0) {
+                                *slot = Some((done.0, done.1, s.st.done_pv.clone()));
                             }
                             drop(slot);
                             main_done.store(true, Ordering::Relaxed);
@@ -372,8 +695,12 @@ pub fn search(
                 })
             })
             .collect();
-        let mut s = Searcher::new(tt, options, history);
-        s.nodes_limit = limits.nodes.unwrap_or(u64::MAX);
+        let mut s = Searcher::new(tt, options, history, std::mem::take(state));
+        let base = s.stats;
+        s.keep = restart;
+        s.nodes_limit = limits
+            .nodes
+            .map_or(u64::MAX, |n| base.nodes.saturating_add(n));
         s.deadline = limits.movetime.map(|t| start + t);
         s.stop_flag = limits.stop.clone();
         s.done_flag = Some(Arc::clone(&main_done));
@@ -381,14 +708,15 @@ pub fn search(
         let helper_count = Arc::clone(&helper_nodes);
         let mut report_main = |s: &Searcher<'_>, fails: u32| {
             let time = start.elapsed();
-            let nodes = s.stats.nodes + helper_count.load(Ordering::Relaxed);
+            let nodes = s.stats.nodes - base.nodes + helper_count.load(Ordering::Relaxed);
             on_iteration(&IterationInfo {
-                depth: s.done_depth,
-                score: Score::from_internal(s.done_score),
+                depth: s.st.done_depth,
+                score: Score::from_internal(s.st.done_score),
                 nodes,
                 time,
                 nps: nps(nodes, time),
                 pv: s
+                    .st
                     .done_pv
                     .iter()
                     .map(|m| m.to_uci(chess960).to_string())
@@ -396,35 +724,57 @@ pub fn search(
                 aspiration_fails: fails,
             });
         };
-        let r = s.deepen(pos, 1, max_depth, options, &mut report_main);
+        let mut r = s.deepen(
+            pos,
+            1,
+            max_depth,
+            options,
+            resumed.is_some(),
+            &mut report_main,
+        );
         done.store(true, Ordering::Relaxed);
         let from_helper = finished.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some((depth, score, pv)) = from_helper
-            && depth > s.done_depth
+            && depth > s.st.done_depth
         {
             // A helper reached the target depth first: the main thread
             // adopts its iteration (reported as its own) and is not
-            // counted as stopped by a limit.
-            s.done_depth = depth;
-            s.done_score = score;
-            s.done_pv = pv;
+            // counted as stopped by a limit; its own aborted iteration is
+            // not worth resuming.
+            s.st.done_depth = depth;
+            s.st.done_score = score;
+            s.st.done_pv = pv;
             s.stopped = false;
+            if s.st.iteration.is_some() {
+                let txn = s.st.txn.take();
+                s.st.iteration = None;
+                s.st.path = 0;
+                if let (Some(tt), Some(txn)) = (s.tt.as_deref_mut(), txn) {
+                    r = r.and(tt.commit(txn));
+                }
+            }
             report_main(&s, 0);
         }
-        if s.done_depth > 0 {
-            result.best_move = s.done_pv.first().copied().or(result.best_move);
-            result.score = Some(Score::from_internal(s.done_score));
-            result.depth = s.done_depth;
-            result.pv = s.done_pv.clone();
-        } else if s.pv_len[0] > 0 {
+        if s.st.done_depth > 0 {
+            result.best_move = s.st.done_pv.first().copied().or(result.best_move);
+            result.score = Some(Score::from_internal(s.st.done_score));
+            result.depth = s.st.done_depth;
+            result.pv = s.st.done_pv.clone();
+        } else if s.st.frames[0].pv_len > 0 {
             // Cut short in the first iteration: the best root move so far.
-            result.best_move = Some(s.pv[0][0]);
+            result.best_move = Some(s.st.frames[0].pv[0]);
         }
         result.stopped = s.stopped;
-        result.stats = s.stats;
+        result.stats = s.stats.since(&base);
         if let Some(tt) = s.tt.as_deref() {
             result.tt = stats_since(tt.stats(), tt_before);
         }
+        if s.st.iteration.is_some() {
+            s.st.fingerprint = Some(fingerprint);
+        }
+        s.st.stats = s.stats;
+        *state = std::mem::take(&mut s.st);
+        drop(s);
         let mut outcome = r;
         for j in joins {
             let (stats, tt_stats, r) = j.join().expect("a search helper thread panicked");
@@ -440,6 +790,17 @@ pub fn search(
 }
 
 impl SearchStats {
+    /// The counters added since `before`.
+    fn since(&self, before: &SearchStats) -> SearchStats {
+        SearchStats {
+            nodes: self.nodes - before.nodes,
+            qnodes: self.qnodes - before.qnodes,
+            tt_cutoffs: self.tt_cutoffs - before.tt_cutoffs,
+            tt_collisions: self.tt_collisions - before.tt_collisions,
+            aspiration_fails: self.aspiration_fails - before.aspiration_fails,
+        }
+    }
+
     fn add(&mut self, o: &SearchStats) {
         self.nodes += o.nodes;
         self.qnodes += o.qnodes;
@@ -490,11 +851,16 @@ struct Searcher<'a> {
     tt: Option<&'a mut Tt>,
     /// Helpers add their node counts here every [`CHECK_EVERY`] nodes.
     shared_nodes: Option<Arc<AtomicU64>>,
-    /// The last completed iteration: depth (0 = none), score, PV.
-    done_depth: u32,
-    done_score: i32,
-    done_pv: Vec<Move>,
-    txn: Option<Txn>,
+    /// The software stack and everything else a resumed search continues
+    /// from (the open transaction, killers, last completed iteration).
+    st: SearchState,
+    /// Keep an aborted iteration's state (and leave its transaction open).
+    keep: bool,
+    /// Frames still to be followed back in by a resuming search.
+    resume_left: usize,
+    /// The node count of this call's first node: the clock and the stop
+    /// flags are not read there, so that every call makes progress.
+    first_node: u64,
     exact_depth: bool,
     pvs: bool,
     nodes_limit: u64,
@@ -515,23 +881,34 @@ struct Searcher<'a> {
     /// Keys of the game history and of the main-search path down to the
     /// parent of the current node.
     keys: Vec<u64>,
-    killers: Vec<[Move; 2]>,
-    pv: Vec<[Move; MAX_PLY + 1]>,
-    pv_len: Vec<usize>,
-    /// Best move of the previous iteration, searched first at the root.
-    root_hint: Move,
+    /// Counters since the chain of resumed searches began.
     stats: SearchStats,
 }
 
 impl<'a> Searcher<'a> {
-    fn new(tt: Option<&'a mut Tt>, options: &SearchOptions, history: &[u64]) -> Searcher<'a> {
+    fn new(
+        tt: Option<&'a mut Tt>,
+        options: &SearchOptions,
+        history: &[u64],
+        mut st: SearchState,
+    ) -> Searcher<'a> {
+        if st.frames.len() < MAX_PLY + 1 {
+            st.frames.resize_with(MAX_PLY + 1, Frame::default);
+        }
+        if st.killers.len() < MAX_PLY + 1 {
+            st.killers = vec![[Move::NONE; 2]; MAX_PLY + 1];
+        }
+        if st.counts_now.len() < crate::chess::moves::MAX_MOVES {
+            st.counts_now = vec![0; crate::chess::moves::MAX_MOVES];
+        }
         Searcher {
             tt,
             shared_nodes: None,
-            done_depth: 0,
-            done_score: 0,
-            done_pv: Vec::new(),
-            txn: None,
+            stats: st.stats,
+            first_node: st.stats.nodes + 1,
+            st,
+            keep: false,
+            resume_left: 0,
             exact_depth: options.exact_depth_cutoffs,
             pvs: options.pvs,
             nodes_limit: u64::MAX,
@@ -544,73 +921,95 @@ impl<'a> Searcher<'a> {
             jump: false,
             stopped: false,
             keys: history.to_vec(),
-            killers: vec![[Move::NONE; 2]; MAX_PLY + 1],
-            pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
-            pv_len: vec![0; MAX_PLY + 1],
-            root_hint: Move::NONE,
-            stats: SearchStats::default(),
         }
     }
 
     /// Iterative deepening from `first` to `max` plies, one transaction per
     /// aspiration window; `report` is called after each completed iteration
     /// (with the fails of its windows). Stops at a limit or the stop flag.
+    ///
+    /// `resume`: continue the aborted iteration held in `self.st` (its
+    /// transaction is still open) instead of starting at `first`.
     fn deepen(
         &mut self,
         pos: &Position,
         first: u32,
         max: u32,
         options: &SearchOptions,
+        resume: bool,
         report: &mut dyn FnMut(&Self, u32),
     ) -> Result<(), TtError> {
-        let mut prev_score: i32 = 0;
-        let mut depth = first;
-        let mut completed = 0;
-        while depth <= max {
+        let mut it = match self.st.iteration.take() {
+            Some(it) if resume => it,
+            _ => Iteration {
+                depth: first,
+                ..Iteration::default()
+            },
+        };
+        let mut resuming = resume;
+        while it.depth <= max {
             if let Some(main) = &self.main_depth
                 && self.helper.is_none()
             {
-                main.store(depth, Ordering::Relaxed);
+                main.store(it.depth, Ordering::Relaxed);
             }
-            self.depth_now = depth;
+            self.depth_now = it.depth;
             let width = options.aspiration;
-            let use_window = width > 0 && completed > 0 && prev_score.abs() < MATE - MAX_PLY as i32;
-            let (mut alpha, mut beta) = if use_window {
-                (
-                    prev_score.saturating_sub(width).max(-INFINITY),
-                    prev_score.saturating_add(width).min(INFINITY),
-                )
-            } else {
-                (-INFINITY, INFINITY)
-            };
-            let mut delta = width;
-            let mut fails = 0;
+            if !resuming {
+                let use_window =
+                    width > 0 && it.completed > 0 && it.prev_score.abs() < MATE - MAX_PLY as i32;
+                (it.alpha, it.beta) = if use_window {
+                    (
+                        it.prev_score.saturating_sub(width).max(-INFINITY),
+                        it.prev_score.saturating_add(width).min(INFINITY),
+                    )
+                } else {
+                    (-INFINITY, INFINITY)
+                };
+                it.delta = width;
+                it.fails = 0;
+            }
             let score = loop {
-                self.begin()?;
-                let score = self.negamax(pos, depth as i32, alpha, beta, 0);
+                if resuming {
+                    // The aborted window's transaction is still open: follow
+                    // the frames back in.
+                    resuming = false;
+                    self.resume_left = self.st.path;
+                    self.st.path = 0;
+                } else {
+                    self.begin()?;
+                }
+                let score = self.negamax(pos, it.depth as i32, it.alpha, it.beta, 0);
                 if self.stopped {
+                    if self.keep && !self.jump {
+                        // Restartable: the frames stay, the transaction stays
+                        // open, and the next search continues this window.
+                        self.st.iteration = Some(it);
+                        return Ok(());
+                    }
                     // Abandoned, not failed: every entry stored is a sound
                     // bound (nodes cut short store nothing), so keep them.
+                    self.st.path = 0;
                     self.end(true)?;
                     if !self.jump {
                         return Ok(());
                     }
                     break None;
                 }
-                if score <= alpha || score >= beta {
-                    fails += 1;
+                if score <= it.alpha || score >= it.beta {
+                    it.fails += 1;
                     self.stats.aspiration_fails += 1;
                     self.end(options.on_fail == OnFail::Commit)?;
                     // Past 2 * INFINITY any widening reaches infinity.
-                    delta = delta.saturating_mul(2).min(2 * INFINITY);
-                    if score <= alpha {
-                        alpha = widen(score.saturating_sub(delta), -INFINITY);
+                    it.delta = it.delta.saturating_mul(2).min(2 * INFINITY);
+                    if score <= it.alpha {
+                        it.alpha = widen(score.saturating_sub(it.delta), -INFINITY);
                     } else {
-                        beta = widen(score.saturating_add(delta), INFINITY);
+                        it.beta = widen(score.saturating_add(it.delta), INFINITY);
                     }
-                    if self.pv_len[0] > 0 {
+                    if self.st.frames[0].pv_len > 0 {
                         // A fail high has a move that beats the old best.
-                        self.root_hint = self.pv[0][0];
+                        self.st.root_hint = self.st.frames[0].pv[0];
                     }
                     continue;
                 }
@@ -625,36 +1024,35 @@ impl<'a> Searcher<'a> {
                 let main = self
                     .main_depth
                     .as_ref()
-                    .map_or(depth, |m| m.load(Ordering::Relaxed));
-                depth = depth.max(main) + 1;
+                    .map_or(it.depth, |m| m.load(Ordering::Relaxed));
+                it.depth = it.depth.max(main) + 1;
                 continue;
             };
-            prev_score = score;
-            completed += 1;
-            self.done_pv.clear();
-            self.done_pv
-                .extend_from_slice(&self.pv[0][..self.pv_len[0]]);
-            if let Some(&first) = self.done_pv.first() {
-                self.root_hint = first;
+            it.prev_score = score;
+            it.completed += 1;
+            let root = &self.st.frames[0];
+            self.st.done_pv.clear();
+            self.st.done_pv.extend_from_slice(&root.pv[..root.pv_len]);
+            if let Some(&first) = self.st.done_pv.first() {
+                self.st.root_hint = first;
             }
-            self.done_depth = depth;
-            self.done_score = score;
-            report(self, fails);
-            depth += 1;
+            self.st.done_depth = it.depth;
+            self.st.done_score = score;
+            report(self, it.fails);
+            it.depth += 1;
         }
         Ok(())
     }
-
     fn begin(&mut self) -> Result<(), TtError> {
         if let Some(tt) = self.tt.as_deref_mut() {
-            self.txn = Some(tt.begin()?);
+            self.st.txn = Some(tt.begin()?);
         }
         Ok(())
     }
 
     /// Ends the open transaction: commit, or roll back.
     fn end(&mut self, commit: bool) -> Result<(), TtError> {
-        if let (Some(tt), Some(txn)) = (self.tt.as_deref_mut(), self.txn.take()) {
+        if let (Some(tt), Some(txn)) = (self.tt.as_deref_mut(), self.st.txn.take()) {
             if commit {
                 tt.commit(txn)?;
             } else {
@@ -676,6 +1074,7 @@ impl<'a> Searcher<'a> {
         }
         self.stats.nodes += 1;
         if self.stats.nodes.is_multiple_of(CHECK_EVERY)
+            && self.stats.nodes > self.first_node
             && (self
                 .shared_nodes
                 .as_ref()
@@ -691,6 +1090,9 @@ impl<'a> Searcher<'a> {
                     .is_some_and(|f| f.load(Ordering::Relaxed)))
         {
             self.stopped = true;
+            // Not searched after all: uncounted, so that a resumed search
+            // enters it afresh and counts it once.
+            self.stats.nodes -= 1;
         } else if self.stats.nodes.is_multiple_of(CHECK_EVERY)
             && self.helper.is_some()
             && self
@@ -720,95 +1122,142 @@ impl<'a> Searcher<'a> {
             .any(|back| self.keys[n - back] == key)
     }
 
-    fn negamax(
-        &mut self,
-        pos: &Position,
-        depth: i32,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
-    ) -> i32 {
-        self.pv_len[ply] = 0;
+    fn negamax(&mut self, pos: &Position, depth: i32, alpha_in: i32, beta: i32, ply: usize) -> i32 {
         if depth <= 0 {
-            return self.quiesce(pos, alpha, beta, ply, true);
+            return self.quiesce(pos, alpha_in, beta, ply, true);
         }
-        if self.enter_node() {
-            return 0;
-        }
-        if ply > 0 && self.is_draw(pos) {
-            return 0;
-        }
-        if ply >= MAX_PLY {
-            return evaluate(pos);
-        }
+        // Initialised below, on the resume path or after the early returns
+        // of the normal one (so a node cut off early pays nothing for them).
+        let mut moves;
+        let mut order: [i32; crate::chess::moves::MAX_MOVES];
+        let (mut alpha, alpha_orig, mut best, mut best_move, key, first);
+        let mut resume_phase = None;
+        let mut nodes_before = 0;
+        if self.resume_left > 0 {
+            // A resumed search: this node continues where it was aborted.
+            self.resume_left -= 1;
+            let f = &self.st.frames[ply];
+            debug_assert!(!f.quiesce && f.depth == depth && f.beta == beta);
+            debug_assert_eq!(f.alpha_orig, alpha_in);
+            moves = f.moves.clone();
+            order = f.order;
+            (alpha, alpha_orig, best, best_move, key) =
+                (f.alpha, f.alpha_orig, f.best, f.best_move, f.key);
+            first = f.next;
+            resume_phase = Some(f.phase);
+            nodes_before = f.nodes_before;
+        } else {
+            self.st.frames[ply].pv_len = 0;
+            if self.enter_node() {
+                return 0;
+            }
+            if ply > 0 && self.is_draw(pos) {
+                return 0;
+            }
+            if ply >= MAX_PLY {
+                return evaluate(pos);
+            }
 
-        let key = pos.hash();
-        let mut tt_move = Move::NONE;
-        if let Some(tt) = self.tt.as_deref()
-            && let Some(hit) = tt.probe(key)
-        {
-            if !hit.mv.is_none() && !pos.is_legal(hit.mv) {
-                // Another position's entry: a key collision. Ignore it.
-                self.stats.tt_collisions += 1;
-            } else {
-                tt_move = hit.mv;
-                let depth_ok = if self.exact_depth {
-                    i32::from(hit.depth) == depth
+            key = pos.hash();
+            let mut tt_move = Move::NONE;
+            if let Some(tt) = self.tt.as_deref()
+                && let Some(hit) = tt.probe(key)
+            {
+                if !hit.mv.is_none() && !pos.is_legal(hit.mv) {
+                    // Another position's entry: a key collision. Ignore it.
+                    self.stats.tt_collisions += 1;
                 } else {
-                    i32::from(hit.depth) >= depth
-                };
-                // In PVS, exact scores do not cut at PV nodes, so the PV
-                // stays whole; bounds cut only outside the window anyway.
-                let pv_node = beta - alpha > 1;
-                if ply > 0 && depth_ok {
-                    let score = score_from_tt(hit.score, ply);
-                    let cut = match hit.bound {
-                        Bound::Exact => !(self.pvs && pv_node),
-                        Bound::Lower => score >= beta,
-                        Bound::Upper => score <= alpha,
+                    tt_move = hit.mv;
+                    let depth_ok = if self.exact_depth {
+                        i32::from(hit.depth) == depth
+                    } else {
+                        i32::from(hit.depth) >= depth
                     };
-                    if cut {
-                        self.stats.tt_cutoffs += 1;
-                        return score;
+                    // In PVS, exact scores do not cut at PV nodes, so the PV
+                    // stays whole; bounds cut only outside the window anyway.
+                    let pv_node = beta - alpha_in > 1;
+                    if ply > 0 && depth_ok {
+                        let score = score_from_tt(hit.score, ply);
+                        let cut = match hit.bound {
+                            Bound::Exact => !(self.pvs && pv_node),
+                            Bound::Lower => score >= beta,
+                            Bound::Upper => score <= alpha_in,
+                        };
+                        if cut {
+                            self.stats.tt_cutoffs += 1;
+                            return score;
+                        }
                     }
                 }
             }
-        }
-        if ply == 0 && tt_move.is_none() {
-            tt_move = self.root_hint;
-        }
+            if ply == 0 && tt_move.is_none() {
+                tt_move = self.st.root_hint;
+            }
 
-        let mut moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if pos.in_check() {
-                -MATE + ply as i32
-            } else {
-                0
-            };
-        }
-        let mut order = [0i32; crate::chess::moves::MAX_MOVES];
-        self.score_moves(pos, &moves, &mut order, tt_move, ply);
-
-        let alpha_orig = alpha;
-        let mut best = -INFINITY;
-        let mut best_move = Move::NONE;
-        self.keys.push(key);
-        for i in 0..moves.len() {
-            let mv = pick(&mut moves, &mut order, i);
-            let child = pos.play_unchecked(mv);
-            let score = if i == 0 || !self.pvs {
-                -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
-            } else {
-                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
-                if s > alpha && s < beta && !self.stopped {
-                    -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+            moves = pos.legal_moves();
+            if moves.is_empty() {
+                return if pos.in_check() {
+                    -MATE + ply as i32
                 } else {
-                    s
+                    0
+                };
+            }
+            order = [0; crate::chess::moves::MAX_MOVES];
+            self.score_moves(pos, &moves, &mut order, tt_move, ply);
+            (alpha, alpha_orig, best, best_move) = (alpha_in, alpha_in, -INFINITY, Move::NONE);
+            first = 0;
+        }
+
+        self.keys.push(key);
+        for i in first..moves.len() {
+            let (mv, mut phase) = match resume_phase.take() {
+                Some(phase) => (moves.as_slice()[i], phase),
+                None => {
+                    nodes_before = self.stats.nodes;
+                    let phase = if i == 0 || !self.pvs {
+                        Phase::Full
+                    } else {
+                        Phase::Null
+                    };
+                    (pick(&mut moves, &mut order, i), phase)
                 }
             };
-            if self.stopped {
+            let child = pos.play_unchecked(mv);
+            let score = loop {
+                let s = if phase == Phase::Null {
+                    -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1)
+                } else {
+                    -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+                };
+                if self.stopped {
+                    break None;
+                }
+                if phase == Phase::Null && s > alpha && s < beta {
+                    phase = Phase::Research;
+                    continue;
+                }
+                break Some(s);
+            };
+            let Some(score) = score else {
                 self.keys.pop();
+                if self.keep {
+                    // Aborted: leave this node's state on the stack.
+                    let f = &mut self.st.frames[ply];
+                    f.quiesce = false;
+                    f.depth = depth;
+                    (f.alpha, f.alpha_orig, f.beta) = (alpha, alpha_orig, beta);
+                    (f.best, f.best_move, f.key) = (best, best_move, key);
+                    f.moves.clone_from(&moves);
+                    f.order = order;
+                    (f.next, f.phase, f.nodes_before) = (i, phase, nodes_before);
+                    if self.st.path == 0 {
+                        self.st.path = ply + 1;
+                    }
+                }
                 return 0;
+            };
+            if ply == 0 {
+                self.st.counts_now[i] = self.stats.nodes - nodes_before;
             }
             if score > best {
                 best = score;
@@ -818,7 +1267,7 @@ impl<'a> Searcher<'a> {
                     self.update_pv(ply, mv);
                     if score >= beta {
                         if is_quiet(pos, mv) {
-                            let k = &mut self.killers[ply];
+                            let k = &mut self.st.killers[ply];
                             if k[0] != mv {
                                 k[1] = k[0];
                                 k[0] = mv;
@@ -830,8 +1279,18 @@ impl<'a> Searcher<'a> {
             }
         }
         self.keys.pop();
+        if ply == 0 && best > alpha_orig && best < beta {
+            // A root search inside its window searched every move: their node
+            // counts order the next iteration's root, most nodes first.
+            let counts = &self.st.counts_now;
+            self.st.root_counts.clear();
+            self.st
+                .root_counts
+                .extend(moves.iter().copied().zip(counts.iter().copied()));
+            self.st.root_counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+        }
 
-        if let (Some(tt), Some(txn)) = (self.tt.as_deref_mut(), self.txn) {
+        if let (Some(tt), Some(txn)) = (self.tt.as_deref_mut(), self.st.txn) {
             let bound = if best >= beta {
                 Bound::Lower
             } else if best > alpha_orig {
@@ -860,54 +1319,85 @@ impl<'a> Searcher<'a> {
     fn quiesce(
         &mut self,
         pos: &Position,
-        mut alpha: i32,
+        alpha_in: i32,
         beta: i32,
         ply: usize,
         horizon: bool,
     ) -> i32 {
-        self.pv_len[ply] = 0;
-        if self.enter_node() {
-            return 0;
-        }
-        self.stats.qnodes += 1;
-        // At the horizon draws count as in the main search, so that a move
-        // into a repetition or onto the 100th half-move is a draw even in a
-        // depth-1 search. Not deeper: only check evasions could repeat there,
-        // and stopping at the horizon keeps every repetition within `depth`
-        // plies of the root (see the reference mode in the module docs).
-        // The horizon is never the root.
-        debug_assert!(ply > 0 || !horizon);
-        if horizon && self.is_draw(pos) {
-            return 0;
-        }
-        if ply >= MAX_PLY {
-            return evaluate(pos);
-        }
-        let in_check = pos.in_check();
-        let mut best;
+        // Initialised below (see negamax).
         let mut moves;
-        if in_check {
-            moves = pos.legal_moves();
-            if moves.is_empty() {
-                return -MATE + ply as i32;
-            }
-            best = -INFINITY;
+        let mut order: [i32; crate::chess::moves::MAX_MOVES];
+        let (mut alpha, mut best, first);
+        let mut resumed = false;
+        if self.resume_left > 0 {
+            // A resumed search: this node continues where it was aborted.
+            self.resume_left -= 1;
+            let f = &self.st.frames[ply];
+            debug_assert!(f.quiesce && f.beta == beta);
+            moves = f.moves.clone();
+            order = f.order;
+            (alpha, best, first) = (f.alpha, f.best, f.next);
+            resumed = true;
         } else {
-            let stand_pat = evaluate(pos);
-            if stand_pat >= beta {
-                return stand_pat;
+            self.st.frames[ply].pv_len = 0;
+            if self.enter_node() {
+                return 0;
             }
-            alpha = alpha.max(stand_pat);
-            best = stand_pat;
-            moves = captures(pos);
+            self.stats.qnodes += 1;
+            // At the horizon draws count as in the main search, so that a move
+            // into a repetition or onto the 100th half-move is a draw even in a
+            // depth-1 search. Not deeper: only check evasions could repeat there,
+            // and stopping at the horizon keeps every repetition within `depth`
+            // plies of the root (see the reference mode in the module docs).
+            // The horizon is never the root.
+            debug_assert!(ply > 0 || !horizon);
+            if horizon && self.is_draw(pos) {
+                return 0;
+            }
+            if ply >= MAX_PLY {
+                return evaluate(pos);
+            }
+            alpha = alpha_in;
+            if pos.in_check() {
+                moves = pos.legal_moves();
+                if moves.is_empty() {
+                    return -MATE + ply as i32;
+                }
+                best = -INFINITY;
+            } else {
+                let stand_pat = evaluate(pos);
+                if stand_pat >= beta {
+                    return stand_pat;
+                }
+                alpha = alpha.max(stand_pat);
+                best = stand_pat;
+                moves = captures(pos);
+            }
+            order = [0; crate::chess::moves::MAX_MOVES];
+            self.score_moves(pos, &moves, &mut order, Move::NONE, ply);
+            first = 0;
         }
-        let mut order = [0i32; crate::chess::moves::MAX_MOVES];
-        self.score_moves(pos, &moves, &mut order, Move::NONE, ply);
-        for i in 0..moves.len() {
-            let mv = pick(&mut moves, &mut order, i);
+        for i in first..moves.len() {
+            let mv = if resumed {
+                resumed = false;
+                moves.as_slice()[i]
+            } else {
+                pick(&mut moves, &mut order, i)
+            };
             let child = pos.play_unchecked(mv);
             let score = -self.quiesce(&child, -beta, -alpha, ply + 1, false);
             if self.stopped {
+                if self.keep {
+                    // Aborted: leave this node's state on the stack.
+                    let f = &mut self.st.frames[ply];
+                    f.quiesce = true;
+                    (f.alpha, f.beta, f.best, f.next) = (alpha, beta, best, i);
+                    f.moves.clone_from(&moves);
+                    f.order = order;
+                    if self.st.path == 0 {
+                        self.st.path = ply + 1;
+                    }
+                }
                 return 0;
             }
             if score > best {
@@ -924,18 +1414,14 @@ impl<'a> Searcher<'a> {
     }
 
     fn update_pv(&mut self, ply: usize, mv: Move) {
-        let child_len = if ply < MAX_PLY {
-            self.pv_len[ply + 1]
-        } else {
-            0
-        };
-        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let (head, tail) = self.st.frames.split_at_mut(ply + 1);
+        let child_len = if ply < MAX_PLY { tail[0].pv_len } else { 0 };
         let row = &mut head[ply];
-        row[0] = mv;
+        row.pv[0] = mv;
         if child_len > 0 {
-            row[1..=child_len].copy_from_slice(&tail[0][..child_len]);
+            row.pv[1..=child_len].copy_from_slice(&tail[0].pv[..child_len]);
         }
-        self.pv_len[ply] = child_len + 1;
+        row.pv_len = child_len + 1;
     }
 
     fn score_moves(
@@ -946,7 +1432,7 @@ impl<'a> Searcher<'a> {
         tt_move: Move,
         ply: usize,
     ) {
-        let killers = self.killers[ply];
+        let killers = self.st.killers[ply];
         for (slot, &mv) in order.iter_mut().zip(moves.iter()) {
             *slot = if mv == tt_move {
                 ORDER_TT
@@ -965,6 +1451,17 @@ impl<'a> Searcher<'a> {
             } else {
                 0
             };
+        }
+        if ply == 0 && !self.st.root_counts.is_empty() {
+            // The root after a completed iteration: the best move first, then
+            // the moves that took the most nodes (the hardest to refute).
+            for (slot, &mv) in order.iter_mut().zip(moves.iter()) {
+                if mv != tt_move
+                    && let Some(rank) = self.st.root_counts.iter().position(|&(m, _)| m == mv)
+                {
+                    *slot = ORDER_TT - 1 - rank as i32;
+                }
+            }
         }
     }
 }

@@ -14,6 +14,6 @@ pub mod tt;
 
 pub use alphabeta::{
     DEFAULT_ASPIRATION, IterationInfo, Limits, MAX_DEPTH, OnFail, SearchOptions, SearchResult,
-    SearchStats, search,
+    SearchState, SearchStats, search, search_resumable,
 };
 pub use score::{INFINITY, MATE, MAX_PLY, Score};
