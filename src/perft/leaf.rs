@@ -47,6 +47,27 @@
 //! 1.10x, but CPW 4 0.89x (its black king, free to castle both ways, has
 //! a wide area and white has four sliders aligned with it).
 //!
+//! A promotion whose origin lies outside the pawn's king zone and whose
+//! origin and target lie outside the king zone of the promoted kind is
+//! counted the same way (the new piece's kind does not matter to `O`'s
+//! mobility); it is made when `S` has no slider of the promoted kind, whose
+//! lines into the area were not looked up.
+//!
+//! The moves left, those inside the king zone, are the bulk of an ending's
+//! (in the speed set's bin of up to 10 men, 62 % of the moves were made,
+//! and their children's counts took 63 % of the time of `speed-01`). The
+//! *king tier* ([`Children::tier`]) counts most of them without a make
+//! either, when `O` has no castling right: it looks at the child's
+//! occupancy from `O`'s king (two lookups) and gives up on a check or on
+//! any change in the sliders of `S` that `O`'s king sees through one of
+//! its pieces (a pin gained, lost or moved); otherwise `O`'s pins, and so
+//! the moves of its pinned pieces, are those of `P`, and its count is the
+//! passed position's count of its other pieces plus the mobility delta,
+//! plus its king's squares that `S` does not attack after the move (one
+//! attack map of `S`'s pieces on the child's occupancy). Measured on the
+//! speed set three plies below the timed depth: instructions -7 % in the
+//! three lower bins, -3.6 % in the top one.
+//!
 //! When `S` is in check, every legal move deals with the check and touches
 //! the footprint, and the passed position would leave `S`'s king en prise:
 //! those leaf parents are counted the plain way.
