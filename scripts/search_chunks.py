@@ -24,8 +24,28 @@ import re
 import subprocess
 import sys
 
-chunk = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
-max_gos = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+
+
+def positive(text, what):
+    """`text` as a positive integer, or exit 2 naming `what`."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        print(f"search_chunks.py: {what} must be a positive integer, not {text!r}", file=sys.stderr)
+        sys.exit(2)
+    return value
+
+
+if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+    print(__doc__)
+    sys.exit(0)
+if len(sys.argv) > 3:
+    print("usage: scripts/search_chunks.py [CHUNK [MAX_GOS]]", file=sys.stderr)
+    sys.exit(2)
+chunk = positive(sys.argv[1], "CHUNK") if len(sys.argv) > 1 else 20000
+max_gos = positive(sys.argv[2], "MAX_GOS") if len(sys.argv) > 2 else 1000
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 perft = os.environ.get("PERFT", os.path.join(root, "target/release/perft"))
 LIMIT = 1.10
