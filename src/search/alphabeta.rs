@@ -666,11 +666,13 @@ pub fn search_resumable(
                     let mut s = Searcher::new(Some(&mut htt), options, history, SearchState::new());
                     s.stop_flag = Some(done);
                     s.helper = Some(id);
-                    // Under read-committed isolation a helper's work reaches
-                    // the others only when it commits: it stops (commits)
+                    // Under read-committed isolation a helper searches full
+                    // windows in auto-commit transactions (its entries are
+                    // final when written, and the others see them at once),
                     // and jumps ahead whenever the main thread catches up.
                     if committed_only {
                         s.main_depth = Some(main_depth);
+                        s.auto_commit = true;
                     }
                     s.shared_nodes = Some(helper_nodes);
                     let first = helper_first + (id as u32 & 1);
@@ -874,6 +876,10 @@ struct Searcher<'a> {
     depth_now: u32,
     /// A helper's iteration was stopped because the main thread caught up.
     jump: bool,
+    /// A helper under read-committed isolation: it searches full windows
+    /// (no aspiration, so no window can fail) in auto-commit transactions,
+    /// whose entries the other threads see as soon as they are stored.
+    auto_commit: bool,
     /// A second stop flag: for the main thread, raised when a helper has
     /// completed the deepest iteration.
     done_flag: Option<Arc<AtomicBool>>,
@@ -919,6 +925,7 @@ impl<'a> Searcher<'a> {
             helper: None,
             depth_now: 0,
             jump: false,
+            auto_commit: false,
             stopped: false,
             keys: history.to_vec(),
         }
@@ -954,7 +961,12 @@ impl<'a> Searcher<'a> {
                 main.store(it.depth, Ordering::Relaxed);
             }
             self.depth_now = it.depth;
-            let width = options.aspiration;
+            // An auto-commit helper searches full windows: they cannot fail.
+            let width = if self.auto_commit {
+                0
+            } else {
+                options.aspiration
+            };
             if !resuming {
                 let use_window =
                     width > 0 && it.completed > 0 && it.prev_score.abs() < MATE - MAX_PLY as i32;
@@ -1045,7 +1057,11 @@ impl<'a> Searcher<'a> {
     }
     fn begin(&mut self) -> Result<(), TtError> {
         if let Some(tt) = self.tt.as_deref_mut() {
-            self.st.txn = Some(tt.begin()?);
+            self.st.txn = Some(if self.auto_commit {
+                tt.begin_auto_commit()?
+            } else {
+                tt.begin()?
+            });
         }
         Ok(())
     }
@@ -1053,7 +1069,9 @@ impl<'a> Searcher<'a> {
     /// Ends the open transaction: commit, or roll back.
     fn end(&mut self, commit: bool) -> Result<(), TtError> {
         if let (Some(tt), Some(txn)) = (self.tt.as_deref_mut(), self.st.txn.take()) {
-            if commit {
+            // An auto-commit transaction is never rolled back (a full window
+            // does not fail; its entries are already visible anyway).
+            if commit || self.auto_commit {
                 tt.commit(txn)?;
             } else {
                 tt.rollback(txn)?;

@@ -271,6 +271,15 @@ pub enum TtError {
         /// Requested slots.
         slots: usize,
     },
+    /// A rollback of an auto-commit transaction, whose entries others may
+    /// already have read ([`Tt::begin_auto_commit`]).
+    #[error(
+        "TT: cannot roll back auto-commit transaction {serial}: its entries are already visible"
+    )]
+    AutoCommitRollback {
+        /// The transaction's serial number.
+        serial: u64,
+    },
     /// The allocation failed.
     #[error("cannot allocate a TT of {bytes} bytes: {reason}")]
     Alloc {
@@ -387,13 +396,16 @@ const FREE: u8 = 0;
 const ACTIVE: u8 = 1;
 const COMMITTED: u8 = 2;
 const ROLLED_BACK: u8 = 3;
+/// Open, and visible to every handle as it is written: a transaction that
+/// can never be rolled back ([`Tt::begin_auto_commit`]).
+const AUTO_COMMIT: u8 = 4;
 /// Set while a handle sweeps a slot it is about to reuse.
 const CLAIMED: u8 = 0x80;
 
 fn state_of(byte: u8) -> TxnState {
     match byte & !CLAIMED {
         FREE => TxnState::Free,
-        ACTIVE => TxnState::Active,
+        ACTIVE | AUTO_COMMIT => TxnState::Active,
         COMMITTED => TxnState::Committed,
         _ => TxnState::RolledBack,
     }
@@ -716,6 +728,21 @@ impl Tt {
     /// (compare-and-swap, no lock); if that slot's previous transaction left
     /// entries, they are swept first (see the module docs).
     pub fn begin(&mut self) -> Result<Txn, TtError> {
+        self.begin_as(ACTIVE)
+    }
+
+    /// Opens an *auto-commit* transaction: its entries are visible to every
+    /// handle as soon as they are stored, as if each store committed at once,
+    /// and it cannot be rolled back ([`TtError::AutoCommitRollback`]);
+    /// [`Tt::commit`] ends it. For a search that cannot fail (a full window:
+    /// the lazy-SMP helpers under read-committed isolation), whose entries
+    /// are final when written. A rolled-back transaction's entries stay
+    /// invisible to everyone, as with [`Tt::begin`].
+    pub fn begin_auto_commit(&mut self) -> Result<Txn, TtError> {
+        self.begin_as(AUTO_COMMIT)
+    }
+
+    fn begin_as(&mut self, state: u8) -> Result<Txn, TtError> {
         self.refuse_if_active("begin a transaction")?;
         let shared = Arc::clone(&self.shared);
         let t = &*shared;
@@ -730,7 +757,7 @@ impl Tt {
             tries += 1;
             let slot = (t.tickets.fetch_add(1, Ordering::Relaxed) % usable + 1) as usize;
             let old = t.states[slot].load(Ordering::Acquire);
-            if old == ACTIVE || old & CLAIMED != 0 {
+            if old == ACTIVE || old == AUTO_COMMIT || old & CLAIMED != 0 {
                 continue; // another handle's open transaction
             }
             if t.states[slot]
@@ -750,7 +777,7 @@ impl Tt {
         };
         t.generations[slot].store(t.generation.load(Ordering::Relaxed), Ordering::Relaxed);
         t.serials[slot].store(serial, Ordering::Relaxed);
-        t.states[slot].store(ACTIVE, Ordering::Release);
+        t.states[slot].store(state, Ordering::Release);
         self.active = Some(txn);
         self.own_live = 0;
         self.stats.transactions += 1;
@@ -831,6 +858,9 @@ impl Tt {
     /// What the transaction overwrote is not restored.
     pub fn rollback(&mut self, txn: Txn) -> Result<(), TtError> {
         self.check_active(txn, "roll back")?;
+        if self.shared.states[txn.slot()].load(Ordering::Relaxed) == AUTO_COMMIT {
+            return Err(TtError::AutoCommitRollback { serial: txn.serial });
+        }
         self.shared.states[txn.slot()].store(ROLLED_BACK, Ordering::Release);
         self.active = None;
         self.stats.rollbacks += 1;
@@ -846,7 +876,7 @@ impl Tt {
         }
         let t = &*self.shared;
         match t.states[slot].load(Ordering::Acquire) & !CLAIMED {
-            COMMITTED => true,
+            COMMITTED | AUTO_COMMIT => true,
             ACTIVE => t.read_uncommitted.load(Ordering::Relaxed),
             _ => false,
         }
@@ -858,7 +888,7 @@ impl Tt {
     fn live(&self, slot: usize) -> bool {
         matches!(
             self.shared.states[slot].load(Ordering::Acquire) & !CLAIMED,
-            COMMITTED | ACTIVE
+            COMMITTED | ACTIVE | AUTO_COMMIT
         )
     }
 
@@ -970,6 +1000,40 @@ impl Tt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_auto_commit_transaction_is_visible_at_once_and_cannot_roll_back() {
+        let data = TtData {
+            mv: Move::NONE,
+            score: 7,
+            depth: 3,
+            bound: Bound::Exact,
+        };
+        let mut helper = Tt::with_status_slots(CLUSTER_BYTES * 4, 4).unwrap();
+        let mut main = helper.share();
+        let auto = helper.begin_auto_commit().unwrap();
+        helper.store(auto, 5, data).unwrap();
+        // Visible to another handle before any commit (an ordinary open
+        // transaction is not, under read-committed isolation).
+        assert_eq!(main.probe(5), Some(data));
+        let open = main.begin().unwrap();
+        main.store(open, 6, data).unwrap();
+        assert_eq!(helper.probe(6), None);
+        main.rollback(open).unwrap();
+        // Its slot is never claimed by another begin while it is open.
+        for _ in 0..8 {
+            let t = main.begin().unwrap();
+            assert_ne!(t.slot(), auto.slot());
+            main.commit(t).unwrap();
+        }
+        assert!(matches!(
+            helper.rollback(auto),
+            Err(TtError::AutoCommitRollback { .. })
+        ));
+        helper.store(auto, 5, TtData { score: 8, ..data }).unwrap();
+        helper.commit(auto).unwrap();
+        assert_eq!(main.probe(5), Some(TtData { score: 8, ..data }));
+    }
 
     #[test]
     fn a_torn_entry_is_a_miss_for_both_keys() {
