@@ -818,8 +818,18 @@ struct Book {
 
 /// Threads storing, probing, committing and rolling back at random over a
 /// tiny table (`clusters` clusters, `slots` status slots) for `secs`
-/// seconds, checking every probe.
-fn stress(threads: usize, clusters: usize, slots: usize, secs: f64, sweep: bool) -> Stress {
+/// seconds, checking every probe. With `auto_commit`, thread 0 opens
+/// auto-commit transactions instead (visible to all at once, committed where
+/// the others would roll back): its entries count as committed from the
+/// start.
+fn stress(
+    threads: usize,
+    clusters: usize,
+    slots: usize,
+    secs: f64,
+    sweep: bool,
+    auto_commit: bool,
+) -> Stress {
     use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::SeqCst};
     let mut tt = Tt::with_status_slots(clusters * CLUSTER_BYTES, slots).unwrap();
     tt.set_sweep_enabled(sweep);
@@ -841,6 +851,7 @@ fn stress(threads: usize, clusters: usize, slots: usize, secs: f64, sweep: bool)
             .enumerate()
             .map(|(id, mut h)| {
                 scope.spawn(move || {
+                    let auto = auto_commit && id == 0;
                     let mut s = Stress::default();
                     let mut rng = 0x2545_F491_4F6C_DD1D_u64 ^ ((id as u64 + 1) * 0x9E37);
                     let mut next = move || {
@@ -856,11 +867,20 @@ fn stress(threads: usize, clusters: usize, slots: usize, secs: f64, sweep: bool)
                     while std::time::Instant::now() < deadline {
                         let Some(t) = txn else {
                             book.sweeps_begun.fetch_add(1, SeqCst);
-                            let t = h.begin().unwrap();
+                            let t = if auto {
+                                h.begin_auto_commit()
+                            } else {
+                                h.begin()
+                            }
+                            .unwrap();
                             book.sweeps_ended.fetch_add(1, SeqCst);
                             if t.serial() as usize >= STRESS_SERIALS {
-                                h.rollback(t).unwrap();
+                                if auto { h.commit(t) } else { h.rollback(t) }.unwrap();
                                 break;
+                            }
+                            if auto {
+                                // Visible from its first store on.
+                                book.committed[t.serial() as usize].store(1, SeqCst);
                             }
                             txn = Some(t);
                             mine.clear();
@@ -936,7 +956,7 @@ fn stress(threads: usize, clusters: usize, slots: usize, secs: f64, sweep: bool)
                                     }
                                 }
                             }
-                            94..=97 => {
+                            n if (94..=97).contains(&n) || auto => {
                                 book.committed[t.serial() as usize].store(1, SeqCst);
                                 h.commit(t).unwrap();
                                 s.commits += 1;
@@ -970,7 +990,7 @@ fn stress(threads: usize, clusters: usize, slots: usize, secs: f64, sweep: bool)
                         }
                     }
                     if let Some(t) = txn {
-                        h.rollback(t).unwrap();
+                        if auto { h.commit(t) } else { h.rollback(t) }.unwrap();
                     }
                     s.sweeps = h.stats().sweeps;
                     s
@@ -997,7 +1017,7 @@ fn stress_secs() -> f64 {
 fn concurrent_stress_no_torn_no_discarded_no_lost_entry() {
     // 4 threads over 4 clusters (16 entries) and 16 status slots: constant
     // replacement, slot reuse and sweeps. PERFT_TT_STRESS_SECS sets the time.
-    let s = stress(4, 4, 16, stress_secs(), true);
+    let s = stress(4, 4, 16, stress_secs(), true, true);
     eprintln!("tt stress: {s:?}");
     assert_eq!(s.violations(), 0, "{s:?}");
     // It really ran concurrently and exercised every path.
@@ -1015,7 +1035,7 @@ fn concurrent_stress_no_torn_no_discarded_no_lost_entry() {
 fn concurrent_stress_catches_resurrection_without_the_sweep() {
     // The same run with the sweep switched off must see rolled-back entries
     // served again (the check is not blind).
-    let s = stress(4, 4, 8, 1.0, false);
+    let s = stress(4, 4, 8, 1.0, false, false);
     eprintln!("tt stress without sweep: {s:?}");
     assert!(s.discarded_violations > 0, "{s:?}");
 }

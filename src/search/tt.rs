@@ -56,6 +56,9 @@
 //!
 //! * its slot is the handle's own open transaction (read your writes), or
 //! * its slot is committed, or
+//! * its slot holds an open *auto-commit* transaction ([`Tt::begin_auto_commit`]:
+//!   for a search that cannot fail, such as a lazy-SMP helper's full
+//!   window; it can only be committed, a rollback is refused), or
 //! * its slot is active (another thread's open transaction) and the table's
 //!   [`Isolation`] is [`Isolation::ReadUncommitted`].
 //!
@@ -79,7 +82,7 @@
 //! * [`Tt::begin`] takes tickets from a shared atomic counter and maps them to
 //!   slots 1, 2, ..., 16383, 1, 2, ... round robin. It **claims** a slot with
 //!   a compare-and-swap of its state byte (setting a claim bit), skipping a
-//!   slot that is active or claimed by another handle, so two threads never
+//!   slot that is active (auto-commit or not) or claimed by another handle, so two threads never
 //!   share a slot. Before a claimed slot is reused, one sweep of the table
 //!   clears the entries still tagged with it if it was rolled back, and
 //!   retags them to slot 0 if it was committed (only if its transaction
