@@ -767,9 +767,9 @@ pub fn search_resumable(
             result.best_move = Some(s.st.frames[0].pv[0]);
         }
         result.stopped = s.stopped;
-        result.stats = s.stats.since(&base);
+        result.stats = s.stats - base;
         if let Some(tt) = s.tt.as_deref() {
-            result.tt = stats_since(tt.stats(), tt_before);
+            result.tt = tt.stats() - tt_before;
         }
         if s.st.iteration.is_some() {
             s.st.fingerprint = Some(fingerprint);
@@ -780,7 +780,7 @@ pub fn search_resumable(
         let mut outcome = r;
         for j in joins {
             let (stats, tt_stats, r) = j.join().expect("a search helper thread panicked");
-            result.stats.add(&stats);
+            result.stats += stats;
             result.tt = result.tt + tt_stats;
             outcome = outcome.and(r);
         }
@@ -791,9 +791,10 @@ pub fn search_resumable(
     Ok(result)
 }
 
-impl SearchStats {
-    /// The counters added since `before`.
-    fn since(&self, before: &SearchStats) -> SearchStats {
+/// The counters added since an earlier reading.
+impl std::ops::Sub for SearchStats {
+    type Output = SearchStats;
+    fn sub(self, before: SearchStats) -> SearchStats {
         SearchStats {
             nodes: self.nodes - before.nodes,
             qnodes: self.qnodes - before.qnodes,
@@ -802,8 +803,11 @@ impl SearchStats {
             aspiration_fails: self.aspiration_fails - before.aspiration_fails,
         }
     }
+}
 
-    fn add(&mut self, o: &SearchStats) {
+/// The counters of several threads, added up.
+impl std::ops::AddAssign for SearchStats {
+    fn add_assign(&mut self, o: SearchStats) {
         self.nodes += o.nodes;
         self.qnodes += o.qnodes;
         self.tt_cutoffs += o.tt_cutoffs;
@@ -825,22 +829,6 @@ fn widen(bound: i32, infinity: i32) -> i32 {
 fn nps(nodes: u64, time: Duration) -> u64 {
     let micros = time.as_micros().max(1);
     (u128::from(nodes) * 1_000_000 / micros) as u64
-}
-
-fn stats_since(now: TtStats, before: TtStats) -> TtStats {
-    TtStats {
-        transactions: now.transactions - before.transactions,
-        commits: now.commits - before.commits,
-        rollbacks: now.rollbacks - before.rollbacks,
-        discarded: now.discarded - before.discarded,
-        probes: now.probes - before.probes,
-        hits: now.hits - before.hits,
-        stores: now.stores - before.stores,
-        sweeps: now.sweeps - before.sweeps,
-        swept_cleared: now.swept_cleared - before.swept_cleared,
-        swept_retagged: now.swept_retagged - before.swept_retagged,
-        entry_accesses: now.entry_accesses - before.entry_accesses,
-    }
 }
 
 // Move ordering bands.

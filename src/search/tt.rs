@@ -369,6 +369,26 @@ impl std::ops::Add for TtStats {
     }
 }
 
+/// The counters since an earlier reading of the same handle.
+impl std::ops::Sub for TtStats {
+    type Output = TtStats;
+    fn sub(self, before: TtStats) -> TtStats {
+        TtStats {
+            transactions: self.transactions - before.transactions,
+            commits: self.commits - before.commits,
+            rollbacks: self.rollbacks - before.rollbacks,
+            discarded: self.discarded - before.discarded,
+            probes: self.probes - before.probes,
+            hits: self.hits - before.hits,
+            stores: self.stores - before.stores,
+            sweeps: self.sweeps - before.sweeps,
+            swept_cleared: self.swept_cleared - before.swept_cleared,
+            swept_retagged: self.swept_retagged - before.swept_retagged,
+            entry_accesses: self.entry_accesses - before.entry_accesses,
+        }
+    }
+}
+
 impl TtStats {
     /// Hits per probe, 0 without probes.
     pub fn hit_rate(&self) -> f64 {
