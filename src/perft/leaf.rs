@@ -74,7 +74,9 @@
 
 use std::marker::PhantomData;
 
-use crate::chess::attacks::{between, bishop_rays, king_attacks, knight_attacks, rook_rays};
+use crate::chess::attacks::{
+    between, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_rays,
+};
 use crate::chess::bitboard::Bitboard;
 use crate::chess::cpu::Cpu;
 use crate::chess::movegen::{self, MoveSink, NodeInfo, Side};
@@ -116,13 +118,15 @@ struct Footprint {
     /// the occupancy of `P`): a move there is made, not tried in
     /// [`Children::tier`] (which would find the check and give up).
     checks: Zone,
-    /// `O`'s pinned pieces, and the squares from its king up to and with
-    /// each pinner (a move there may change a pinned piece's moves).
-    pinned: Bitboard,
-    pin_lines: Bitboard,
     /// The sliders of `S` that `O`'s king sees through one piece of `O`
-    /// on its lines.
+    /// on its lines (its pinners; the same set after a move means the same
+    /// pins and pin lines).
     xray: Bitboard,
+    /// The squares from `O`'s king up to and with each pinner: a move there
+    /// changes the pins or a pinned piece's moves, and the tier gives it
+    /// up at once (an early exit: the xray test would find it; without it
+    /// the speed set took 0.6-3.7 % more instructions per bin).
+    pin_lines: Bitboard,
     /// The kinds whose zones are complete, indexed by [`Piece::index`]: a
     /// slider kind's lines into `O`'s king area are looked up only when `S`
     /// has such a slider, so a promotion to a kind `S` lacks is made.
@@ -174,12 +178,7 @@ impl Footprint {
         let mut all = xray_diagonal | xray_orthogonal | king_attacks(king);
         let mut pinned = Bitboard::EMPTY;
         let mut pin_lines = Bitboard::EMPTY;
-        for sniper in xray_diagonal & diagonal_sliders {
-            let line = between(king, sniper);
-            pinned |= line & first;
-            pin_lines |= line | sniper.bitboard();
-        }
-        for sniper in xray_orthogonal & orthogonal_sliders {
+        for sniper in (xray_diagonal & diagonal_sliders) | (xray_orthogonal & orthogonal_sliders) {
             let line = between(king, sniper);
             pinned |= line & first;
             pin_lines |= line | sniper.bitboard();
@@ -191,14 +190,13 @@ impl Footprint {
             | (xray_orthogonal & !orthogonal_line & orthogonal_sliders);
         shortcut.footprint.pin_lines = pin_lines;
         shortcut.footprint.checks = Zone([
-            crate::chess::attacks::pawn_attacks(o, king),
+            pawn_attacks(o, king),
             knight_attacks(king),
             diagonal_line,
             orthogonal_line,
             diagonal_line | orthogonal_line,
             Bitboard::EMPTY,
         ]);
-        shortcut.footprint.pinned = pinned;
         // The slider array keeps `Shortcut::EMPTY`'s entries: only the
         // first `len` are read.
         let free = &mut shortcut.mobility;
@@ -623,9 +621,8 @@ impl Shortcut {
             king: Zone([Bitboard::EMPTY; 6]),
             ep: Bitboard::EMPTY,
             checks: Zone([Bitboard::EMPTY; 6]),
-            pinned: Bitboard::EMPTY,
-            pin_lines: Bitboard::EMPTY,
             xray: Bitboard::EMPTY,
+            pin_lines: Bitboard::EMPTY,
             complete: [false; 6],
         },
         mobility: Mobility {
@@ -791,7 +788,7 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         let diagonal_line = cpu.bishop_attacks(king, occ);
         let orthogonal_line = cpu.rook_attacks(king, occ);
         let checkers = (knight_attacks(king) & knights)
-            | (crate::chess::attacks::pawn_attacks(o, king) & pawns)
+            | (pawn_attacks(o, king) & pawns)
             | (diagonal_line & diagonal)
             | (orthogonal_line & orthogonal);
         if checkers.nonempty() {
@@ -823,10 +820,9 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
             attacked |= cpu.rook_attacks(sq, occ);
         }
         let king_moves = (king_attacks(king) & !them & !attacked).len();
+        // A pinned piece cannot be taken here: by its pinner the move
+        // checks, by another piece it blocks the pin (the xray differs).
         let delta = if capture {
-            if fp.pinned.contains(to) {
-                return None;
-            }
             s.mobility.capture_delta::<C, S>(cpu, from_bb, to_bb)
         } else {
             s.mobility.delta::<C, S>(cpu, moved)
