@@ -675,7 +675,8 @@ pub fn search_resumable(
                         s.auto_commit = true;
                     }
                     s.shared_nodes = Some(helper_nodes);
-                    let first = helper_first + (id as u32 & 1);
+                    s.jump_cap = max_depth;
+                    let first = (helper_first + (id as u32 & 1)).min(max_depth);
                     let r = s.deepen(pos, first, MAX_DEPTH, options, false, &mut |s, _| {
                         let done = (s.st.done_depth, s.st.done_score);
                         if done.0 >= max_depth {
@@ -864,6 +865,9 @@ struct Searcher<'a> {
     depth_now: u32,
     /// A helper's iteration was stopped because the main thread caught up.
     jump: bool,
+    /// The deepest iteration a helper is asked for: at it, a helper that the
+    /// main thread catches up with keeps going instead of jumping past it.
+    jump_cap: u32,
     /// A helper under read-committed isolation: it searches full windows
     /// (no aspiration, so no window can fail) in auto-commit transactions,
     /// whose entries the other threads see as soon as they are stored.
@@ -913,6 +917,7 @@ impl<'a> Searcher<'a> {
             helper: None,
             depth_now: 0,
             jump: false,
+            jump_cap: MAX_DEPTH,
             auto_commit: false,
             stopped: false,
             keys: history.to_vec(),
@@ -1025,7 +1030,7 @@ impl<'a> Searcher<'a> {
                     .main_depth
                     .as_ref()
                     .map_or(it.depth, |m| m.load(Ordering::Relaxed));
-                it.depth = it.depth.max(main) + 1;
+                it.depth = (it.depth.max(main) + 1).min(self.jump_cap.max(it.depth + 1));
                 continue;
             };
             it.prev_score = score;
@@ -1101,6 +1106,7 @@ impl<'a> Searcher<'a> {
             self.stats.nodes -= 1;
         } else if self.stats.nodes.is_multiple_of(CHECK_EVERY)
             && self.helper.is_some()
+            && self.depth_now < self.jump_cap
             && self
                 .main_depth
                 .as_ref()
