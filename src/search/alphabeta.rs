@@ -25,15 +25,17 @@
 //! to the aborted one leaves its frame there (move list in its current
 //! order, index of the move being searched and whether that move was in its
 //! null-window or its re-search, window, best move and score so far, node
-//! counts of the root moves), beside the triangular PV table, the killers,
+//! counts of its moves at a PV node), beside the triangular PV table, the killers,
 //! the aspiration window of the interrupted iteration, and its TT
 //! transaction, which stays open. The next search of the same root (same
 //! key and history, same options) follows the frames back in: each node
 //! continues where it stopped, the interrupted iteration finishes, and
 //! iterative deepening goes on. With one thread the chunks together are
 //! exactly the uninterrupted search: the same nodes, TT stores and result.
-//! The root orders its moves (after the best one) by the nodes each took in
-//! the previous iteration.
+//! A completed PV node begins its next iteration like a root: the root,
+//! and every node of the previous iteration's PV that completed inside its
+//! window, orders its moves (after the best one) by the nodes each took
+//! then (kept per ply with the node's key).
 //!
 //! # Calling it (for example from a UCI `go depth N`)
 //!
@@ -154,6 +156,14 @@ impl Default for Frame {
     }
 }
 
+/// The node counts a completed PV node kept for the next iteration.
+#[derive(Clone, Debug, Default)]
+struct PvCounts {
+    key: u64,
+    /// Moves with the nodes they took, most nodes first.
+    counts: Vec<(Move, u64)>,
+}
+
 /// The iterative-deepening loop's state of an aborted iteration.
 #[derive(Clone, Copy, Debug, Default)]
 struct Iteration {
@@ -247,10 +257,13 @@ pub struct SearchState {
     killers: Vec<[Move; 2]>,
     /// Best move of the previous iteration, searched first at the root.
     root_hint: Move,
-    /// Nodes per root move in the last completed iteration (ordering).
-    root_counts: Vec<(Move, u64)>,
-    /// Nodes per root move (by index in the root frame's list) in the
-    /// iteration being searched.
+    /// Per ply: the last PV node completed there inside its window (its key,
+    /// and the nodes each of its moves took, most first). The node of the
+    /// same position in the next iteration orders its moves by them, like
+    /// the root.
+    pv_counts: Vec<PvCounts>,
+    /// Nodes per move (by index in the node's list) of the PV nodes on the
+    /// current path: `MAX_MOVES` slots per ply.
     counts_now: Vec<u64>,
     /// Counters since the chain of resumed searches began.
     stats: SearchStats,
@@ -896,8 +909,11 @@ impl<'a> Searcher<'a> {
         if st.killers.len() < MAX_PLY + 1 {
             st.killers = vec![[Move::NONE; 2]; MAX_PLY + 1];
         }
-        if st.counts_now.len() < crate::chess::moves::MAX_MOVES {
-            st.counts_now = vec![0; crate::chess::moves::MAX_MOVES];
+        if st.counts_now.len() < (MAX_PLY + 1) * crate::chess::moves::MAX_MOVES {
+            st.counts_now = vec![0; (MAX_PLY + 1) * crate::chess::moves::MAX_MOVES];
+        }
+        if st.pv_counts.len() < MAX_PLY + 1 {
+            st.pv_counts.resize_with(MAX_PLY + 1, PvCounts::default);
         }
         Searcher {
             tt,
@@ -1215,7 +1231,7 @@ impl<'a> Searcher<'a> {
                 };
             }
             order = [0; crate::chess::moves::MAX_MOVES];
-            self.score_moves(pos, &moves, &mut order, tt_move, ply);
+            self.score_moves(pos, &moves, &mut order, tt_move, ply, Some(key));
             (alpha, alpha_orig, best, best_move) = (alpha_in, alpha_in, -INFINITY, Move::NONE);
             first = 0;
         }
@@ -1268,8 +1284,9 @@ impl<'a> Searcher<'a> {
                 }
                 return 0;
             };
-            if ply == 0 {
-                self.st.counts_now[i] = self.stats.nodes - nodes_before;
+            if beta - alpha_orig > 1 {
+                self.st.counts_now[ply * crate::chess::moves::MAX_MOVES + i] =
+                    self.stats.nodes - nodes_before;
             }
             if score > best {
                 best = score;
@@ -1291,15 +1308,18 @@ impl<'a> Searcher<'a> {
             }
         }
         self.keys.pop();
-        if ply == 0 && best > alpha_orig && best < beta {
-            // A root search inside its window searched every move: their node
-            // counts order the next iteration's root, most nodes first.
-            let counts = &self.st.counts_now;
-            self.st.root_counts.clear();
-            self.st
-                .root_counts
+        if beta - alpha_orig > 1 && best > alpha_orig && best < beta {
+            // A PV node (the root among them) completed inside its window
+            // searched every move: their node counts order the next
+            // iteration's node of this position, most nodes first.
+            let at = ply * crate::chess::moves::MAX_MOVES;
+            let counts = &self.st.counts_now[at..at + moves.len()];
+            let kept = &mut self.st.pv_counts[ply];
+            kept.key = key;
+            kept.counts.clear();
+            kept.counts
                 .extend(moves.iter().copied().zip(counts.iter().copied()));
-            self.st.root_counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+            kept.counts.sort_by_key(|c| std::cmp::Reverse(c.1));
         }
 
         if let (Some(tt), Some(txn)) = (self.tt.as_deref_mut(), self.st.txn) {
@@ -1386,7 +1406,7 @@ impl<'a> Searcher<'a> {
                 moves = captures(pos);
             }
             order = [0; crate::chess::moves::MAX_MOVES];
-            self.score_moves(pos, &moves, &mut order, Move::NONE, ply);
+            self.score_moves(pos, &moves, &mut order, Move::NONE, ply, None);
             first = 0;
         }
         for i in first..moves.len() {
@@ -1443,6 +1463,7 @@ impl<'a> Searcher<'a> {
         order: &mut [i32; crate::chess::moves::MAX_MOVES],
         tt_move: Move,
         ply: usize,
+        key: Option<u64>,
     ) {
         let killers = self.st.killers[ply];
         for (slot, &mv) in order.iter_mut().zip(moves.iter()) {
@@ -1464,12 +1485,15 @@ impl<'a> Searcher<'a> {
                 0
             };
         }
-        if ply == 0 && !self.st.root_counts.is_empty() {
-            // The root after a completed iteration: the best move first, then
-            // the moves that took the most nodes (the hardest to refute).
+        let kept = &self.st.pv_counts[ply];
+        if key == Some(kept.key) && !kept.counts.is_empty() {
+            // A PV node completed in an earlier iteration (the root after a
+            // completed iteration, or a node of the PV below it): the best
+            // move first, then the moves that took the most nodes (the
+            // hardest to refute).
             for (slot, &mv) in order.iter_mut().zip(moves.iter()) {
                 if mv != tt_move
-                    && let Some(rank) = self.st.root_counts.iter().position(|&(m, _)| m == mv)
+                    && let Some(rank) = kept.counts.iter().position(|&(m, _)| m == mv)
                 {
                     *slot = ORDER_TT - 1 - rank as i32;
                 }
@@ -1572,6 +1596,47 @@ mod tests {
         for &mv in caps.iter() {
             assert!(pos.is_legal(mv));
             assert!(!is_quiet(&pos, mv));
+        }
+    }
+
+    #[test]
+    fn completed_pv_nodes_keep_their_move_counts() {
+        // After a search, the root and the PV node one ply below it kept
+        // every legal move with the nodes it took, most first: the node of
+        // the same position in the next iteration orders by them.
+        let pos = Position::from_fen(
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        )
+        .unwrap();
+        let mut tt = Tt::new(4 << 20).unwrap();
+        let mut state = SearchState::new();
+        let r = search_resumable(
+            &pos,
+            &[],
+            &Limits::depth(5),
+            Some(&mut tt),
+            &SearchOptions::default(),
+            &mut state,
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(r.depth, 5);
+        let mut node = pos;
+        for (ply, &mv) in r.pv.iter().take(2).enumerate() {
+            let kept = &state.pv_counts[ply];
+            assert_eq!(kept.key, node.hash(), "ply {ply}: not the PV's position");
+            let mut moves: Vec<Move> = kept.counts.iter().map(|c| c.0).collect();
+            let mut legal: Vec<Move> = node.legal_moves().iter().copied().collect();
+            moves.sort_by_key(|m| m.to_uci(false).to_string());
+            legal.sort_by_key(|m| m.to_uci(false).to_string());
+            assert_eq!(moves, legal, "ply {ply}: not every legal move kept");
+            assert!(kept.counts.windows(2).all(|w| w[0].1 >= w[1].1));
+            assert!(
+                kept.counts.iter().all(|c| c.1 > 0),
+                "ply {ply}: {:?}",
+                kept.counts
+            );
+            node = node.play_unchecked(mv);
         }
     }
 }
