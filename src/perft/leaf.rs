@@ -129,8 +129,12 @@ struct Footprint {
     pin_lines: Bitboard,
     /// The kinds whose zones are complete, indexed by [`Piece::index`]: a
     /// slider kind's lines into `O`'s king area are looked up only when `S`
-    /// has such a slider, so a promotion to a kind `S` lacks is made.
+    /// has such a slider, so a promotion to a kind `S` lacks looks at the
+    /// new piece's own lines instead ([`Children::promotion_unmade`]).
     complete: [bool; 6],
+    /// `O`'s king area: its king's square, the squares next to it that its
+    /// pieces leave free, and the squares a possible castling crosses.
+    area: Bitboard,
 }
 
 impl Footprint {
@@ -303,6 +307,7 @@ impl Footprint {
         shortcut.footprint.base = Zone(king_zone.0.map(|zone| zone | mobility));
         shortcut.footprint.king = king_zone;
         shortcut.footprint.ep = ep;
+        shortcut.footprint.area = area;
         shortcut.footprint.complete = [
             true,
             true,
@@ -624,6 +629,7 @@ impl Shortcut {
             xray: Bitboard::EMPTY,
             pin_lines: Bitboard::EMPTY,
             complete: [false; 6],
+            area: Bitboard::EMPTY,
         },
         mobility: Mobility {
             sliders: [(Square::from_index(0), false, Bitboard::EMPTY); MAX_SLIDERS],
@@ -728,15 +734,38 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
     /// arrives on `to`, and may see through `from`): `base` plus the
     /// mobility delta of the pawn leaving `from` and a piece of `S` standing
     /// on `to` (the new piece's kind does not matter to `O`'s mobility).
-    /// `None`: the move must be made.
+    /// When `S` has no slider of the promoted kind, whose lines into `O`'s
+    /// king area were not looked up, the new piece's own lines are: it
+    /// must attack no square of the area (with `O`'s king and castling
+    /// rooks off the board, as the zones are built) and pin no piece of
+    /// `O`. `None`: the move must be made.
     #[inline(always)]
     fn promotion_unmade(&self, from: Square, to: Square, piece: Piece) -> Option<u64> {
         let s = self.shortcut?;
         let moved = from.bitboard() | to.bitboard();
         let zone = s.footprint.king.of(Piece::Pawn) | s.footprint.king.of(piece);
-        if !s.mobility.complete || !s.footprint.complete[piece.index()] || (zone & moved).nonempty()
-        {
+        if !s.mobility.complete || (zone & moved).nonempty() {
             return None;
+        }
+        if !s.footprint.complete[piece.index()] {
+            let (cpu, pos) = (self.cpu, self.pos);
+            let o = <S::Other as Side>::COLOR;
+            let reach = |occ: Bitboard| match piece {
+                Piece::Bishop => cpu.bishop_attacks(to, occ),
+                Piece::Rook => cpu.rook_attacks(to, occ),
+                _ => cpu.bishop_attacks(to, occ) | cpu.rook_attacks(to, occ),
+            };
+            let occ = (pos.occupied() ^ from.bitboard()) | to.bitboard();
+            let king = pos.king(o);
+            let off = king.bitboard() | s.mobility.castle_rooks;
+            if (reach(occ & !off) & s.footprint.area).nonempty() {
+                return None;
+            }
+            // A pin: O's king seen through one piece of O.
+            let first = reach(occ) & pos.colors(o);
+            if reach(occ ^ first).contains(king) {
+                return None;
+            }
         }
         let delta = if self.pos.colors(<S::Other as Side>::COLOR).contains(to) {
             if s.mobility.castle_rooks.contains(to) {
