@@ -132,6 +132,10 @@ struct Footprint {
     /// has such a slider, so a promotion to a kind `S` lacks looks at the
     /// new piece's own lines instead ([`Children::promotion_unmade`]).
     complete: [bool; 6],
+    /// The lines from `O`'s king, for the slider kinds `S` has, up to the
+    /// second piece: a move that neither starts nor ends on them gives no
+    /// check from a slider and leaves [`Footprint::xray`] as it is.
+    lines: Bitboard,
     /// `O`'s king area: its king's square, the squares next to it that its
     /// pieces leave free, and the squares a possible castling crosses.
     area: Bitboard,
@@ -193,6 +197,7 @@ impl Footprint {
         shortcut.footprint.xray = (xray_diagonal & !diagonal_line & diagonal_sliders)
             | (xray_orthogonal & !orthogonal_line & orthogonal_sliders);
         shortcut.footprint.pin_lines = pin_lines;
+        shortcut.footprint.lines = xray_diagonal | xray_orthogonal;
         shortcut.footprint.checks = Zone([
             pawn_attacks(o, king),
             knight_attacks(king),
@@ -629,6 +634,7 @@ impl Shortcut {
             xray: Bitboard::EMPTY,
             pin_lines: Bitboard::EMPTY,
             complete: [false; 6],
+            lines: Bitboard::EMPTY,
             area: Bitboard::EMPTY,
         },
         mobility: Mobility {
@@ -813,22 +819,27 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         let (bishops, rooks, queens) = (kind(Piece::Bishop), kind(Piece::Rook), kind(Piece::Queen));
         let (diagonal, orthogonal) = (bishops | queens, rooks | queens);
         let king = pos.king(o);
-        // Check: from the moved piece or uncovered.
-        let diagonal_line = cpu.bishop_attacks(king, occ);
-        let orthogonal_line = cpu.rook_attacks(king, occ);
-        let checkers = (knight_attacks(king) & knights)
-            | (pawn_attacks(o, king) & pawns)
-            | (diagonal_line & diagonal)
-            | (orthogonal_line & orthogonal);
-        if checkers.nonempty() {
-            return None;
-        }
-        // Pins: the sliders seen through one piece of O must be the same.
-        let first = (diagonal_line | orthogonal_line) & them;
-        let xray = (cpu.bishop_attacks(king, occ ^ first) & !diagonal_line & diagonal)
-            | (cpu.rook_attacks(king, occ ^ first) & !orthogonal_line & orthogonal);
-        if xray != fp.xray {
-            return None;
+        // Off the king's lines, a move gives no check from a slider (a
+        // knight's or pawn's check was ruled out above) and leaves the
+        // xray as it is.
+        if (moved & fp.lines).nonempty() {
+            // Check: from the moved piece or uncovered.
+            let diagonal_line = cpu.bishop_attacks(king, occ);
+            let orthogonal_line = cpu.rook_attacks(king, occ);
+            let checkers = (knight_attacks(king) & knights)
+                | (pawn_attacks(o, king) & pawns)
+                | (diagonal_line & diagonal)
+                | (orthogonal_line & orthogonal);
+            if checkers.nonempty() {
+                return None;
+            }
+            // Pins: the sliders seen through one piece of O must be the same.
+            let first = (diagonal_line | orthogonal_line) & them;
+            let xray = (cpu.bishop_attacks(king, occ ^ first) & !diagonal_line & diagonal)
+                | (cpu.rook_attacks(king, occ ^ first) & !orthogonal_line & orthogonal);
+            if xray != fp.xray {
+                return None;
+            }
         }
         // O's king: its squares against S's attacks after the move.
         let occ = occ ^ king.bitboard();
