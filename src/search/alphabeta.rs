@@ -1046,7 +1046,8 @@ impl<'a> Searcher<'a> {
                     .main_depth
                     .as_ref()
                     .map_or(it.depth, |m| m.load(Ordering::Relaxed));
-                it.depth = (it.depth.max(main) + 1).min(self.jump_cap.max(it.depth + 1));
+                // (A helper jumps only below its cap.)
+                it.depth = (it.depth.max(main) + 1).min(self.jump_cap);
                 continue;
             };
             it.prev_score = score;
@@ -1161,6 +1162,8 @@ impl<'a> Searcher<'a> {
         let (mut alpha, alpha_orig, mut best, mut best_move, key, first);
         let mut resume_phase = None;
         let mut nodes_before = 0;
+        // A PV node: its window is wider than a null window.
+        let pv_node = beta - alpha_in > 1;
         if self.resume_left > 0 {
             // A resumed search: this node continues where it was aborted.
             self.resume_left -= 1;
@@ -1203,7 +1206,6 @@ impl<'a> Searcher<'a> {
                     };
                     // In PVS, exact scores do not cut at PV nodes, so the PV
                     // stays whole; bounds cut only outside the window anyway.
-                    let pv_node = beta - alpha_in > 1;
                     if ply > 0 && depth_ok {
                         let score = score_from_tt(hit.score, ply);
                         let cut = match hit.bound {
@@ -1284,7 +1286,7 @@ impl<'a> Searcher<'a> {
                 }
                 return 0;
             };
-            if beta - alpha_orig > 1 {
+            if pv_node {
                 self.st.counts_now[ply * crate::chess::moves::MAX_MOVES + i] =
                     self.stats.nodes - nodes_before;
             }
@@ -1308,7 +1310,7 @@ impl<'a> Searcher<'a> {
             }
         }
         self.keys.pop();
-        if beta - alpha_orig > 1 && best > alpha_orig && best < beta {
+        if pv_node && best > alpha_orig && best < beta {
             // A PV node (the root among them) completed inside its window
             // searched every move: their node counts order the next
             // iteration's node of this position, most nodes first.
