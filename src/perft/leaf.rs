@@ -77,7 +77,8 @@
 use std::marker::PhantomData;
 
 use crate::chess::attacks::{
-    between, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_rays,
+    between, bishop_attacks_from_set, bishop_rays, king_attacks, knight_attacks, pawn_attacks,
+    rook_attacks_from_set, rook_rays,
 };
 use crate::chess::bitboard::Bitboard;
 use crate::chess::cpu::Cpu;
@@ -270,16 +271,18 @@ impl Footprint {
         // it), and the first piece in front of a slider of S that would
         // attack it but for that piece (moving it uncovers the slider).
         let lines_occ = occ & !king.bitboard() & !beyond_rooks;
-        let mut diagonal = Bitboard::EMPTY;
-        let mut orthogonal = Bitboard::EMPTY;
-        for sq in area {
-            if has_diagonal {
-                diagonal |= cpu.bishop_attacks(sq, lines_occ);
-            }
-            if has_orthogonal {
-                orthogonal |= cpu.rook_attacks(sq, lines_occ);
-            }
-        }
+        // Set-wise fills over the whole area, not a lookup per area square
+        // (up to 18 lookups, each its own cache line of the tables).
+        let diagonal = if has_diagonal {
+            bishop_attacks_from_set(area, lines_occ)
+        } else {
+            Bitboard::EMPTY
+        };
+        let orthogonal = if has_orthogonal {
+            rook_attacks_from_set(area, lines_occ)
+        } else {
+            Bitboard::EMPTY
+        };
         // The leapers' squares, set-wise: the squares a knight, pawn or
         // king of S attacks an area square from. (For `next`, the area
         // itself too: every area square but a lone king's is next to
