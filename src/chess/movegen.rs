@@ -65,21 +65,16 @@ impl NodeInfo {
             & them;
         let mut pinned = Bitboard::EMPTY;
         // One loop per orientation (one merged loop measured slower).
-        for sniper in rook_rays(king) & pos.orthogonal_sliders() & them {
+        // Branch-free per sniper (masks, not tests: which case holds
+        // depends on the board and mispredicted often).
+        let snipers = (rook_rays(king) & pos.orthogonal_sliders()
+            | bishop_rays(king) & pos.diagonal_sliders())
+            & them;
+        for sniper in snipers {
             let blockers = between(king, sniper) & occ;
-            if blockers.is_empty() {
-                checkers |= sniper.bitboard();
-            } else if !blockers.has_many() {
-                pinned |= blockers & us;
-            }
-        }
-        for sniper in bishop_rays(king) & pos.diagonal_sliders() & them {
-            let blockers = between(king, sniper) & occ;
-            if blockers.is_empty() {
-                checkers |= sniper.bitboard();
-            } else if !blockers.has_many() {
-                pinned |= blockers & us;
-            }
+            let b = blockers.0;
+            checkers.0 |= sniper.bitboard().0 & u64::from(b == 0).wrapping_neg();
+            pinned.0 |= b & us.0 & u64::from(b & b.wrapping_sub(1) == 0).wrapping_neg();
         }
         let check_mask = match checkers.first() {
             None => Bitboard::FULL,
