@@ -19,6 +19,7 @@
 
 use crate::chess::bitboard::Bitboard;
 use crate::chess::piece::Color;
+use crate::chess::side::{NOT_A, NOT_H};
 use crate::chess::square::Square;
 
 include!(concat!(env!("OUT_DIR"), "/magics.rs"));
@@ -198,8 +199,8 @@ pub fn bishop_rays(sq: Square) -> Bitboard {
 }
 
 /// One direction of a set-wise slider fill (Kogge-Stone): the squares the
-/// pieces on `gen` attack along the direction `shift` (left by `S` when
-/// positive, right by `-S` when negative) through the empty squares of
+/// pieces on `seeds` attack along the direction `S` (a shift left by `S`
+/// when positive, right by `-S` when negative) through the empty squares of
 /// `empty`, the first piece met included. `keep` drops the squares a shift
 /// wraps onto (the a- or h-file), or is everything for a vertical shift.
 #[inline(always)]
@@ -221,9 +222,6 @@ const fn fill<const S: i32>(seeds: u64, empty: u64, keep: u64) -> u64 {
     sh::<S>(g, 1) & keep
 }
 
-const FILE_A_OFF: u64 = !0x0101_0101_0101_0101;
-const FILE_H_OFF: u64 = !0x8080_8080_8080_8080;
-
 /// The union of [`rook_attacks`] from every square of `from` with the
 /// occupancy `occ`, set-wise (four occluded fills, no table): cheaper than
 /// one lookup per square for a set of more than a few squares, and it
@@ -234,8 +232,8 @@ pub fn rook_attacks_from_set(from: Bitboard, occ: Bitboard) -> Bitboard {
     Bitboard(
         fill::<8>(g, e, !0)
             | fill::<-8>(g, e, !0)
-            | fill::<1>(g, e, FILE_A_OFF)
-            | fill::<-1>(g, e, FILE_H_OFF),
+            | fill::<1>(g, e, NOT_A)
+            | fill::<-1>(g, e, NOT_H),
     )
 }
 
@@ -245,10 +243,10 @@ pub fn rook_attacks_from_set(from: Bitboard, occ: Bitboard) -> Bitboard {
 pub fn bishop_attacks_from_set(from: Bitboard, occ: Bitboard) -> Bitboard {
     let (g, e) = (from.0, !occ.0);
     Bitboard(
-        fill::<9>(g, e, FILE_A_OFF)
-            | fill::<7>(g, e, FILE_H_OFF)
-            | fill::<-7>(g, e, FILE_A_OFF)
-            | fill::<-9>(g, e, FILE_H_OFF),
+        fill::<9>(g, e, NOT_A)
+            | fill::<7>(g, e, NOT_H)
+            | fill::<-7>(g, e, NOT_A)
+            | fill::<-9>(g, e, NOT_H),
     )
 }
 
