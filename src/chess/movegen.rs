@@ -64,15 +64,15 @@ impl NodeInfo {
             | pawn_attacks(S::COLOR, king) & pos.pieces(Piece::Pawn))
             & them;
         let mut pinned = Bitboard::EMPTY;
-        // One loop per orientation (one merged loop measured slower).
-        // Branch-free per sniper (masks, not tests: which case holds
-        // depends on the board and mispredicted often).
+        // One loop over both kinds (a square lies on one kind of ray from
+        // the king only), branch-free per sniper: no blocker checks, one
+        // blocker of ours is pinned, as masks (which case holds depends on
+        // the board and was often mispredicted).
         let snipers = (rook_rays(king) & pos.orthogonal_sliders()
             | bishop_rays(king) & pos.diagonal_sliders())
             & them;
         for sniper in snipers {
-            let blockers = between(king, sniper) & occ;
-            let b = blockers.0;
+            let b = (between(king, sniper) & occ).0;
             checkers.0 |= sniper.bitboard().0 & u64::from(b == 0).wrapping_neg();
             pinned.0 |= b & us.0 & u64::from(b & b.wrapping_sub(1) == 0).wrapping_neg();
         }
