@@ -41,7 +41,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scriptlib import run_timed  # noqa: E402
+from scriptlib import EpdError, read_epd, run_timed  # noqa: E402
 
 BINS = [(2, 10, "up to 10"), (11, 16, "11-16"), (17, 24, "17-24"), (25, 32, "25-32")]
 
@@ -53,33 +53,6 @@ def fail(message, code=1):
 
 def men(fen):
     return sum(c.isalpha() for c in fen.split()[0])
-
-
-def read_epd(path, text_filter):
-    out = []
-    with open(path) as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.strip()
-            if not line or line.startswith("#") or (text_filter and text_filter not in line):
-                continue
-            fields = line.split(";")
-            fen = " ".join(fields[0].split()[:4])
-            full = fields[0].split()
-            fen = " ".join(full[:6]) if len(full) >= 6 else " ".join(full[:4]) + " 0 1"
-            counts, ident = {}, f"line {lineno}"
-            for op in fields[1:]:
-                op = op.strip()
-                m = re.fullmatch(r"D(\d+)\s+(\d+)", op)
-                if m:
-                    counts[int(m.group(1))] = int(m.group(2))
-                elif op.startswith("id "):
-                    ident = op[3:].strip().strip('"')
-            if not counts:
-                fail(f"{path}:{lineno}: no ;Dn count", 2)
-            out.append({"id": ident, "fen": fen, "counts": counts, "depth": max(counts)})
-    if not out:
-        fail(f"{path}: no position (filter {text_filter!r})", 2)
-    return out
 
 
 def ours(binary, plain):
@@ -155,7 +128,10 @@ def main():
             fail(f"--also {spec!r}: not NAME=EXECUTABLE", 2)
         mine[name] = ours(path, a.plain and not a.both)
     programs = {**mine, **peers}
-    positions = read_epd(a.file, a.filter)
+    try:
+        positions = read_epd(a.file, a.filter)
+    except EpdError as e:
+        fail(str(e), 2)
 
     results = []
     for pos in positions:

@@ -5,10 +5,13 @@
   its exit code; stderr is discarded and stdin is /dev/null.
 * `ensure_module(name, requirement, who)`: imports a package, installing it
   with pip first when it is missing.
+* `read_epd(path, text_filter)`: the positions of an EPD suite, each with its
+  id, FEN, `;Dn` counts and deepest depth; `EpdError` names what is wrong.
 """
 
 import importlib
 import os
+import re
 import subprocess
 import sys
 
@@ -49,3 +52,38 @@ def ensure_module(name, requirement, who):
                 sys.exit(f"{who}: could not install {requirement}")
         importlib.invalidate_caches()
         return importlib.import_module(name)
+
+
+class EpdError(ValueError):
+    """An EPD file that cannot be used (the message names the file and line)."""
+
+
+def read_epd(path, text_filter=None):
+    """The lines of `path` (those containing `text_filter`, if given) as
+    dicts: `id` (the `id` operation, else "line N"), `fen` (six fields; the
+    clocks default to 0 1), `counts` ({depth: count} from `;Dn count`) and
+    `depth` (the deepest). Raises EpdError for a line without a count or a
+    file with no position left."""
+    out = []
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#") or (text_filter and text_filter not in line):
+                continue
+            fields = line.split(";")
+            full = fields[0].split()
+            fen = " ".join(full[:6]) if len(full) >= 6 else " ".join(full[:4]) + " 0 1"
+            counts, ident = {}, f"line {lineno}"
+            for op in fields[1:]:
+                op = op.strip()
+                m = re.fullmatch(r"D(\d+)\s+(\d+)", op)
+                if m:
+                    counts[int(m.group(1))] = int(m.group(2))
+                elif op.startswith("id "):
+                    ident = op[3:].strip().strip('"')
+            if not counts:
+                raise EpdError(f"{path}:{lineno}: no ;Dn count")
+            out.append({"id": ident, "fen": fen, "counts": counts, "depth": max(counts)})
+    if not out:
+        raise EpdError(f"{path}: no position (filter {text_filter!r})")
+    return out

@@ -41,42 +41,26 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scriptlib import EpdError, read_epd  # noqa: E402
+
 
 def usage_error(msg):
     print(f"stalls.py: {msg}", file=sys.stderr)
     sys.exit(2)
 
 
-def shallower(src, dst, below):
-    """Writes src with every ;Dn moved `below` plies shallower (lines left
-    with no depth are dropped). Returns the number of lines kept."""
+def write_epd(path, positions, below):
+    """Writes each position with its single count `below` plies under its
+    deepest (positions without that count are left out); returns how many."""
     kept = 0
-    with open(src) as f, open(dst, "w") as out:
-        for line in f:
-            if not line.strip() or line.startswith("#"):
-                continue
-            parts = [p.strip() for p in line.rstrip("\n").split(";")]
-            depths = {}
-            rest = []
-            for p in parts[1:]:
-                m = re.fullmatch(r"D(\d+)\s+(\d+)", p)
-                if m:
-                    depths[int(m.group(1))] = m.group(2)
-                elif p:
-                    rest.append(p)
-            if not depths:
-                continue
-            target = max(depths) - below
-            if target not in depths:
-                continue
-            out.write(f"{parts[0]} ;D{target} {depths[target]} ;" + " ;".join(rest) + "\n")
-            kept += 1
+    with open(path, "w") as out:
+        for p in positions:
+            depth = p["depth"] - below
+            if depth in p["counts"]:
+                out.write(f'{p["fen"]} ;D{depth} {p["counts"][depth]} ;id "{p["id"]}";\n')
+                kept += 1
     return kept
-
-
-def deepest_only(src, dst):
-    """Writes src with only each line's deepest ;Dn."""
-    return shallower(src, dst, 0)
 
 
 def run(cmd, **kw):
@@ -198,6 +182,10 @@ def main():
         usage_error(f"--perft {a.perft}: not an executable file")
     if not os.path.isfile(a.file):
         usage_error(f"--file {a.file}: no such file")
+    try:
+        positions = read_epd(a.file)
+    except EpdError as e:
+        usage_error(str(e))
     if a.below < 0 or a.top < 1 or a.freq < 1:
         usage_error("--below must be >= 0, --top and --freq >= 1")
     for tool in ("perf", "valgrind", "objdump", "addr2line", "readelf"):
@@ -209,9 +197,8 @@ def main():
     os.makedirs(work, exist_ok=True)
     timed = os.path.join(work, "timed.epd")
     counted = os.path.join(work, "counted.epd")
-    if deepest_only(a.file, timed) == 0:
-        usage_error(f"--file {a.file}: no line with a ;Dn count")
-    if shallower(a.file, counted, a.below) == 0:
+    write_epd(timed, positions, 0)
+    if write_epd(counted, positions, a.below) == 0:
         usage_error(f"--below {a.below}: no line has a count that many plies shallower")
 
     samples = samples_per_address(binary, timed, extra, a.freq, work)
