@@ -9,6 +9,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
@@ -28,14 +29,49 @@ count_at() { eval "echo \$C$1"; }
 "#;
 
 /// Writes an executable script `name` with `body` (after the counts
-/// helpers) into this test binary's scratch directory.
+/// helpers) into a directory of its own, so two tests that use the same fake
+/// peer never rewrite a script the other is running (that open fails with
+/// ETXTBSY, "Text file busy").
+///
+/// It then runs the script once with `FAKE_PEER_PROBE` set (the script exits
+/// 0 at once) until the exec succeeds: a process forked by another test while
+/// this one had the file open for writing keeps a writable descriptor until
+/// its own exec, and an exec of the script in that window fails with ETXTBSY
+/// too. Once a probe has run, no writable descriptor is left.
 fn script(name: &str, body: &str) -> String {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("versus-peers-{}", std::process::id()));
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "versus-peers-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/sh\n{COUNTS}\n{body}\n")).unwrap();
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\n[ -n \"$FAKE_PEER_PROBE\" ] && exit 0\n{COUNTS}\n{body}\n"),
+    )
+    .unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for attempt in 0.. {
+        match std::process::Command::new(&path)
+            .env("FAKE_PEER_PROBE", "1")
+            .status()
+        {
+            Ok(status) => {
+                assert!(
+                    status.success(),
+                    "probe of {} failed: {status}",
+                    path.display()
+                );
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && attempt < 100 => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(e) => panic!("cannot run {}: {e}", path.display()),
+        }
+    }
     path.display().to_string()
 }
 
