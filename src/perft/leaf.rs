@@ -547,23 +547,15 @@ pub(crate) fn perft2_with<C: Cpu, S: Side>(cpu: C, pos: &Position, scratch: &mut
 fn perft2_inline<C: Cpu, S: Side>(cpu: C, pos: &Position, shortcut: &mut Shortcut) -> u64 {
     let info = NodeInfo::new::<S>(pos);
     let mut nodes = 0;
-    if info.checkers.nonempty() {
-        // In check: every move made (see the module notes).
-        movegen::generate_with_info::<C, S, _>(
-            cpu,
-            pos,
-            &info,
-            &mut Children::<C, S> {
-                cpu,
-                pos,
-                shortcut: None,
-                nodes: &mut nodes,
-                side: PhantomData,
-            },
-        );
-        return nodes;
-    }
-    shortcut.fill::<C, S>(cpu, pos);
+    // In check every move is made (see the module notes). One call site for
+    // both cases: the generator and the children's code inlined once, not
+    // a second time for the in-check case.
+    let shortcut = if info.checkers.nonempty() {
+        None
+    } else {
+        shortcut.fill::<C, S>(cpu, pos);
+        Some(&*shortcut)
+    };
     movegen::generate_with_info::<C, S, _>(
         cpu,
         pos,
@@ -571,7 +563,7 @@ fn perft2_inline<C: Cpu, S: Side>(cpu: C, pos: &Position, shortcut: &mut Shortcu
         &mut Children::<C, S> {
             cpu,
             pos,
-            shortcut: Some(shortcut),
+            shortcut,
             nodes: &mut nodes,
             side: PhantomData,
         },
