@@ -1,6 +1,6 @@
 //! The built binary: output formats and exit codes.
 
-use crate::common::{repo_path, run_perft, stderr, stdout};
+use crate::common::{repo_path, run_perft, stderr, stdout, write_temp};
 
 fn json(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)
@@ -86,15 +86,6 @@ fn chess960_divide_writes_castling_as_king_takes_rook() {
         "{text}"
     );
     assert!(text.ends_with("Nodes searched: 26\n"), "{text}");
-}
-
-fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("perft-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 #[test]

@@ -112,9 +112,17 @@ pub fn json_stdout(out: &Output) -> serde_json::Value {
 }
 
 /// Writes `text` to a fresh temporary file named `name` and returns its path.
+/// Each call gets a directory of its own: tests run in parallel threads of
+/// one process, and two of them writing the same name (both `tryout` and
+/// `trust` write a `deep.epd`, with different contents) must not read each
+/// other's file.
 pub fn write_temp(name: &str, text: &str) -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("perft-tests-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "perft-tests-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
