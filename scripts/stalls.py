@@ -2,7 +2,7 @@
 """Where CPU time exceeds instruction count: the stalls a model cannot see.
 
     scripts/stalls.py --perft BIN --file EPD [--below K] [--plain] [--top N]
-                      [--freq HZ] [--keep DIR]
+                      [--freq HZ] [--keep DIR] [--lines FILE]
 
 Instruction counts (scripts/icount_set.py) say what a change adds or
 removes, not what each instruction costs; a stall (a load waiting for a
@@ -26,6 +26,10 @@ source lines:
     CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo build --release \\
         --target-dir target/dbg
     scripts/stalls.py --perft target/dbg/release/perft --file positions/speed.epd
+
+`--lines leaf.rs` adds the inclusive shares per source line of that file
+(where a leaf parent's time goes: its set-up, the king tier, the makes);
+the line's text is read from this tree, so BIN must be built from it.
 
 Needs perf, valgrind, objdump and addr2line (binutils). Exit 2 on a usage
 error, 1 when a tool fails.
@@ -151,7 +155,8 @@ def disassembly(binary):
 
 
 def source_lines(binary, addrs):
-    out = run(["addr2line", "-a", "-i", "-e", binary] + [hex(a) for a in addrs],
+    out = run(["addr2line", "-a", "-i", "-e", binary],
+              input="\n".join(hex(a) for a in addrs) + "\n",
               capture_output=True, text=True).stdout.split("\n")
     lines, cur = {}, None
     for line in out:
@@ -173,6 +178,10 @@ def main():
     ap.add_argument("--top", type=int, default=30, help="addresses to list (default 30)")
     ap.add_argument("--freq", type=int, default=10000, help="perf sampling rate (default 10000)")
     ap.add_argument("--keep", help="keep perf.data and callgrind.out in this directory")
+    ap.add_argument("--lines", metavar="FILE",
+                    help="also list the inclusive shares per source line of FILE "
+                         "(a file name such as leaf.rs): a sample or an instruction "
+                         "counts for every line of FILE in its chain of inlined calls")
     try:
         a = ap.parse_args()
     except SystemExit as e:
@@ -186,6 +195,14 @@ def main():
         positions = read_epd(a.file)
     except EpdError as e:
         usage_error(str(e))
+    source = None
+    if a.lines:
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+        found = [os.path.join(d, a.lines) for d, _, fs in os.walk(root) if a.lines in fs]
+        if len(found) != 1:
+            usage_error(f"--lines {a.lines}: not the name of exactly one file under src/")
+        with open(found[0]) as f:
+            source = f.read().split("\n")
     if a.below < 0 or a.top < 1 or a.freq < 1:
         usage_error("--below must be >= 0, --top and --freq >= 1")
     for tool in ("perf", "valgrind", "objdump", "addr2line", "readelf"):
@@ -247,8 +264,29 @@ def main():
         ts, ti = fs[f] / total_s, fi[f] / total_i
         ratio = f"{ts / ti:5.2f}" if ti else "    -"
         print(f"{f[0]:#10x} {100 * ts:6.2f}% {100 * ti:6.2f}% {ratio}  {f[1][-60:]}")
+    if source is not None:
+        inclusive(binary, samples, instrs, a.lines, source, a.top)
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def inclusive(binary, samples, instrs, name, source, top):
+    """Samples and instructions per source line of `name`, each counted for
+    every line of that file in its address's chain of inlined calls (so a
+    call's line holds all that was inlined into it)."""
+    chains = source_lines(binary, sorted(set(samples) | set(instrs)))
+    per_line = {}
+    for counts, k in ((samples, 0), (instrs, 1)):
+        for addr, n in counts.items():
+            for f in {x for x in chains.get(addr, []) if x.startswith(name + ":")}:
+                per_line.setdefault(f, [0, 0])[k] += n
+    total_s, total_i = sum(samples.values()), sum(instrs.values())
+    print(f"\ninclusive per line of {name}: share of the samples / share of the instructions")
+    rows = sorted(per_line.items(), key=lambda kv: -kv[1][0])[:top]
+    for f, (s, i) in rows:
+        n = f.split(":")[1]
+        text = source[int(n) - 1].strip()[:70] if n.isdigit() and 0 < int(n) <= len(source) else ""
+        print(f"{100 * s / total_s:6.2f}% {100 * i / total_i:6.2f}%  {f:16} {text}")
 
 
 if __name__ == "__main__":
