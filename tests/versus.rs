@@ -9,11 +9,10 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
-use crate::common::{json_stdout, run_perft, stderr, stdout, stockfish_path};
+use crate::common::{json_stdout, run_perft, stderr, stdout, stockfish_path, write_temp};
 
 /// The published counts as a shell function: `counts FEN` sets $1..$4.
 const COUNTS: &str = r#"
@@ -29,9 +28,9 @@ count_at() { eval "echo \$C$1"; }
 "#;
 
 /// Writes an executable script `name` with `body` (after the counts
-/// helpers) into a directory of its own, so two tests that use the same fake
-/// peer never rewrite a script the other is running (that open fails with
-/// ETXTBSY, "Text file busy").
+/// helpers) with [`write_temp`], which gives each file a directory of its
+/// own, so two tests that use the same fake peer never rewrite a script the
+/// other is running (that open fails with ETXTBSY, "Text file busy").
 ///
 /// It then runs the script once with `FAKE_PEER_PROBE` set (the script exits
 /// 0 at once) until the exec succeeds: a process forked by another test while
@@ -39,19 +38,10 @@ count_at() { eval "echo \$C$1"; }
 /// its own exec, and an exec of the script in that window fails with ETXTBSY
 /// too. Once a probe has run, no writable descriptor is left.
 fn script(name: &str, body: &str) -> String {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "versus-peers-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(
-        &path,
-        format!("#!/bin/sh\n[ -n \"$FAKE_PEER_PROBE\" ] && exit 0\n{COUNTS}\n{body}\n"),
-    )
-    .unwrap();
+    let path = write_temp(
+        name,
+        &format!("#!/bin/sh\n[ -n \"$FAKE_PEER_PROBE\" ] && exit 0\n{COUNTS}\n{body}\n"),
+    );
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     for attempt in 0.. {
         match std::process::Command::new(&path)
