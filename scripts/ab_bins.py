@@ -30,18 +30,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scriptlib import EpdError, read_epd, run_timed  # noqa: E402
-
-BINS = [(0, 10, "up to 10"), (11, 16, "11-16"), (17, 24, "17-24"), (25, 32, "25-32")]
-
+from scriptlib import BINS, EpdError, men, read_epd, run_timed, write_epd  # noqa: E402
 
 def fail(message, code):
     print(f"ab_bins.py: {message}", file=sys.stderr)
     sys.exit(code)
-
-
-def men(fen):
-    return sum(c.isalpha() for c in fen.split()[0])
 
 
 def main():
@@ -77,18 +70,13 @@ def main():
     files = {}
     for b in bins:
         lo, hi, _ = BINS[b - 1]
-        lines = []
-        for p in positions:
-            depth = p["depth"] - a.below
-            if lo <= men(p["fen"]) <= hi:
-                if depth not in p["counts"]:
-                    fail(f"{p['id']}: no count at depth {depth} (--below {a.below})", 2)
-                lines.append(f"{p['fen']} ;D{depth} {p['counts'][depth]} ;id \"{p['id']}\";")
-        if not lines:
+        members = [p for p in positions if lo <= men(p["fen"]) <= hi]
+        if not members:
             fail(f"bin {b}: no position of {a.file} in it", 2)
         files[b] = os.path.join(work, f"bin{b}.epd")
-        with open(files[b], "w") as f:
-            f.write("\n".join(lines) + "\n")
+        missing = write_epd(files[b], members, a.below)
+        if missing:
+            fail(f"{missing[0]}: no count {a.below} plies below its deepest (--below)", 2)
 
     def timed(binary, b):
         args = [binary, "suite", files[b], "--threads", "1", "--no-hash", "-q"]

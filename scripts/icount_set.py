@@ -28,7 +28,8 @@ import re
 import subprocess
 import sys
 
-BINS = [(2, 10, "up to 10"), (11, 16, "11-16"), (17, 24, "17-24"), (25, 32, "25-32")]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scriptlib import BINS  # noqa: E402
 
 
 def cachegrind(args):

@@ -41,18 +41,13 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scriptlib import EpdError, read_epd, run_timed  # noqa: E402
+from scriptlib import BINS, EpdError, men, read_epd, run_timed  # noqa: E402
 
-BINS = [(2, 10, "up to 10"), (11, 16, "11-16"), (17, 24, "17-24"), (25, 32, "25-32")]
 
 
 def fail(message, code=1):
     print(f"peers.py: {message}", file=sys.stderr)
     sys.exit(code)
-
-
-def men(fen):
-    return sum(c.isalpha() for c in fen.split()[0])
 
 
 def ours(binary, plain):

@@ -7,6 +7,10 @@
   with pip first when it is missing.
 * `read_epd(path, text_filter)`: the positions of an EPD suite, each with its
   id, FEN, `;Dn` counts and deepest depth; `EpdError` names what is wrong.
+* `write_epd(path, positions, below)`: those positions, each with its one
+  count `below` plies under its deepest (the ids of those without one are
+  returned).
+* `BINS`, `men(fen)`: the speed set's bins of men on the board.
 """
 
 import importlib
@@ -54,6 +58,15 @@ def ensure_module(name, requirement, who):
         return importlib.import_module(name)
 
 
+# The bins of men on the board of positions/speed.epd: (fewest, most, name).
+BINS = [(2, 10, "up to 10"), (11, 16, "11-16"), (17, 24, "17-24"), (25, 32, "25-32")]
+
+
+def men(fen):
+    """The number of men on the board of `fen`."""
+    return sum(c.isalpha() for c in fen.split()[0])
+
+
 class EpdError(ValueError):
     """An EPD file that cannot be used (the message names the file and line)."""
 
@@ -87,3 +100,18 @@ def read_epd(path, text_filter=None):
     if not out:
         raise EpdError(f"{path}: no position (filter {text_filter!r})")
     return out
+
+
+def write_epd(path, positions, below):
+    """Writes each of `positions` (as `read_epd` returns them) with its one
+    count `below` plies under its deepest; returns the ids of the positions
+    that have no count there, which are left out."""
+    missing = []
+    with open(path, "w") as out:
+        for p in positions:
+            depth = p["depth"] - below
+            if depth in p["counts"]:
+                out.write(f'{p["fen"]} ;D{depth} {p["counts"][depth]} ;id "{p["id"]}";\n')
+            else:
+                missing.append(p["id"])
+    return missing

@@ -38,12 +38,10 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scriptlib import ensure_module, run_timed  # noqa: E402
+from scriptlib import BINS, ensure_module, run_timed  # noqa: E402
 
 ensure_module("chess", "chess", "speed_set.py")
 import chess  # noqa: E402
-
-BINS = [(2, 10, "up to 10"), (11, 16, "11-16"), (17, 24, "17-24"), (25, 32, "25-32")]
 
 # family: (piece types kept besides kings and pawns, men range the game aims at)
 FAMILIES = {

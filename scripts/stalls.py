@@ -46,25 +46,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scriptlib import EpdError, read_epd  # noqa: E402
+from scriptlib import EpdError, read_epd, write_epd  # noqa: E402
 
 
 def usage_error(msg):
     print(f"stalls.py: {msg}", file=sys.stderr)
     sys.exit(2)
-
-
-def write_epd(path, positions, below):
-    """Writes each position with its single count `below` plies under its
-    deepest (positions without that count are left out); returns how many."""
-    kept = 0
-    with open(path, "w") as out:
-        for p in positions:
-            depth = p["depth"] - below
-            if depth in p["counts"]:
-                out.write(f'{p["fen"]} ;D{depth} {p["counts"][depth]} ;id "{p["id"]}";\n')
-                kept += 1
-    return kept
 
 
 def run(cmd, **kw):
@@ -215,7 +202,7 @@ def main():
     timed = os.path.join(work, "timed.epd")
     counted = os.path.join(work, "counted.epd")
     write_epd(timed, positions, 0)
-    if write_epd(counted, positions, a.below) == 0:
+    if len(write_epd(counted, positions, a.below)) == len(positions):
         usage_error(f"--below {a.below}: no line has a count that many plies shallower")
 
     samples = samples_per_address(binary, timed, extra, a.freq, work)
