@@ -66,47 +66,44 @@ def main():
     except (EpdError, OSError) as e:
         fail(str(e), 2)
 
-    work = tempfile.mkdtemp(prefix="ab_bins.")
-    files = {}
-    for b in bins:
-        lo, hi, _ = BINS[b - 1]
-        members = [p for p in positions if lo <= men(p["fen"]) <= hi]
-        if not members:
-            fail(f"bin {b}: no position of {a.file} in it", 2)
-        files[b] = os.path.join(work, f"bin{b}.epd")
-        missing = write_epd(files[b], members, a.below)
-        if missing:
-            fail(f"{missing[0]}: no count {a.below} plies below its deepest (--below)", 2)
-
-    def timed(binary, b):
-        args = [binary, "suite", files[b], "--threads", "1", "--no-hash", "-q"]
-        if a.plain:
-            args.append("--plain")
-        text, t, code = run_timed(args)
-        if code != 0 or "PASS" not in text:
-            fail(f"{binary} failed on bin {b} (exit {code}): {text.strip()[-300:]}", 1)
-        return t
-
-    times = {b: ([], []) for b in bins}
-    for r in range(a.rounds):
+    with tempfile.TemporaryDirectory(prefix="ab_bins.") as work:
+        files = {}
         for b in bins:
-            order = [0, 1] if r % 2 == 0 else [1, 0]
-            for i in order:
-                times[b][i].append(timed((a.base, a.new)[i], b))
-        print(f"round {r + 1}: " + "  ".join(
-            f"bin {b} {times[b][0][-1]:.2f}/{times[b][1][-1]:.2f} s" for b in bins),
-            file=sys.stderr, flush=True)
-    print(f"BASE {a.base}\nNEW  {a.new}\n{a.rounds} rounds, CPU seconds per bin"
-          f"{' (--plain)' if a.plain else ''}")
-    for b in bins:
-        base, new = times[b]
-        ratio = statistics.median(x / y for x, y in zip(base, new))
-        print(f"bin {b} ({BINS[b - 1][2]:>8} men): BASE {statistics.median(base):7.2f}  "
-              f"NEW {statistics.median(new):7.2f}  BASE/NEW {ratio:.3f}  "
-              f"fastest rounds {min(base) / min(new):.3f}")
-    for f in files.values():
-        os.remove(f)
-    os.rmdir(work)
+            lo, hi, _ = BINS[b - 1]
+            members = [p for p in positions if lo <= men(p["fen"]) <= hi]
+            if not members:
+                fail(f"bin {b}: no position of {a.file} in it", 2)
+            files[b] = os.path.join(work, f"bin{b}.epd")
+            missing = write_epd(files[b], members, a.below)
+            if missing:
+                fail(f"{missing[0]}: no count {a.below} plies below its deepest (--below)", 2)
+
+        def timed(binary, b):
+            args = [binary, "suite", files[b], "--threads", "1", "--no-hash", "-q"]
+            if a.plain:
+                args.append("--plain")
+            text, t, code = run_timed(args)
+            if code != 0 or "PASS" not in text:
+                fail(f"{binary} failed on bin {b} (exit {code}): {text.strip()[-300:]}", 1)
+            return t
+
+        times = {b: ([], []) for b in bins}
+        for r in range(a.rounds):
+            for b in bins:
+                order = [0, 1] if r % 2 == 0 else [1, 0]
+                for i in order:
+                    times[b][i].append(timed((a.base, a.new)[i], b))
+            print(f"round {r + 1}: " + "  ".join(
+                f"bin {b} {times[b][0][-1]:.2f}/{times[b][1][-1]:.2f} s" for b in bins),
+                file=sys.stderr, flush=True)
+        print(f"BASE {a.base}\nNEW  {a.new}\n{a.rounds} rounds, CPU seconds per bin"
+              f"{' (--plain)' if a.plain else ''}")
+        for b in bins:
+            base, new = times[b]
+            ratio = statistics.median(x / y for x, y in zip(base, new))
+            print(f"bin {b} ({BINS[b - 1][2]:>8} men): BASE {statistics.median(base):7.2f}  "
+                  f"NEW {statistics.median(new):7.2f}  BASE/NEW {ratio:.3f}  "
+                  f"fastest rounds {min(base) / min(new):.3f}")
 
 
 if __name__ == "__main__":

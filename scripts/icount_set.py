@@ -29,7 +29,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scriptlib import BINS  # noqa: E402
+from scriptlib import BINS, men  # noqa: E402
 
 
 def cachegrind(args):
@@ -59,7 +59,7 @@ def main():
         return
     sums = {}
     print(f"{'id':<10} men  D  Ir/leaf  Ir/parent  mispr/parent  plain Ir/parent  plain/default")
-    for ident, fen, men, depth, counts in positions(a):
+    for ident, fen, n_men, depth, counts in positions(a):
         base = [a.perft, "count", "1", fen, "--threads", "1", "--no-hash", "-q"]
         ir0, bm0 = cachegrind(base)
         run = [a.perft, "count", str(depth), fen, "--threads", "1", "--no-hash", "-q"]
@@ -67,10 +67,10 @@ def main():
         irp, bmp = cachegrind(run + ["--plain"])
         ir, bm, irp, bmp = ir - ir0, bm - bm0, irp - ir0, bmp - bm0
         leaves, parents = counts[depth], counts[depth - 1]
-        print(f"{ident:<10} {men:3} {depth:2} {ir / leaves:8.1f} {ir / parents:10.0f} "
+        print(f"{ident:<10} {n_men:3} {depth:2} {ir / leaves:8.1f} {ir / parents:10.0f} "
               f"{bm / parents:13.2f} {irp / parents:16.0f} {irp / ir:14.3f}", flush=True)
         for lo, hi, name in BINS:
-            if lo <= men <= hi:
+            if lo <= n_men <= hi:
                 s = sums.setdefault(name, [0, 0, 0, 0, 0, 0])
                 for i, v in enumerate((ir, bm, irp, bmp, leaves, parents)):
                     s[i] += v
@@ -98,7 +98,7 @@ def positions(a):
                       if f.strip().startswith("id ")), "?")
         depth = max(counts) - a.below
         if depth >= 2:
-            yield ident, fen, sum(c.isalpha() for c in fen.split()[0]), depth, counts
+            yield ident, fen, men(fen), depth, counts
 
 
 def compare(a):
@@ -110,16 +110,16 @@ def compare(a):
         return ir - ir0, bm - bm0
 
     def one(p):
-        ident, fen, men, depth, _ = p
+        ident, fen, n_men, depth, _ = p
         (ir, bm), (irn, bmn) = costs(a.perft, fen, depth), costs(a.against, fen, depth)
-        return ident, men, depth, irn / ir, bmn / max(bm, 1), (irn / 3 + 15 * bmn) / (ir / 3 + 15 * bm)
+        return ident, n_men, depth, irn / ir, bmn / max(bm, 1), (irn / 3 + 15 * bmn) / (ir / 3 + 15 * bm)
 
     print(f"{'id':<10} men  D  Ir new/old  mispredicts new/old  estimate new/old")
     per_bin = {}
     with ThreadPoolExecutor(max(1, a.jobs)) as pool:
-        for ident, men, depth, ir, bm, est in pool.map(one, positions(a)):
-            print(f"{ident:<10} {men:3} {depth:2} {ir:10.3f} {bm:20.3f} {est:17.3f}", flush=True)
-            name = next(n for lo, hi, n in BINS if lo <= men <= hi)
+        for ident, n_men, depth, ir, bm, est in pool.map(one, positions(a)):
+            print(f"{ident:<10} {n_men:3} {depth:2} {ir:10.3f} {bm:20.3f} {est:17.3f}", flush=True)
+            name = next(n for lo, hi, n in BINS if lo <= n_men <= hi)
             per_bin.setdefault(name, []).append((ir, bm, est))
     print("\nper bin (geometric means of the ratios)")
     for _, _, name in BINS:
