@@ -820,21 +820,20 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         // knight's or pawn's check was ruled out above) and leaves the
         // xray as it is.
         if (moved & fp.lines).nonempty() {
-            // Check: from the moved piece or uncovered.
-            let diagonal_line = cpu.bishop_attacks(king, occ);
-            let orthogonal_line = cpu.rook_attacks(king, occ);
-            let checkers = (knight_attacks(king) & knights)
-                | (pawn_attacks(o, king) & pawns)
-                | (diagonal_line & diagonal)
-                | (orthogonal_line & orthogonal);
-            if checkers.nonempty() {
-                return None;
+            // Check: from the moved piece or uncovered. Pins: the sliders
+            // seen through one piece of O must be the same. Per slider of S
+            // on the king's lines, from the pieces between them: none is a
+            // check, one of O's is that xray (no chain of two lookups).
+            let snipers = (rook_rays(king) & orthogonal) | (bishop_rays(king) & diagonal);
+            let mut checkers = (knight_attacks(king) & knights) | (pawn_attacks(o, king) & pawns);
+            let mut xray = Bitboard::EMPTY;
+            for sniper in snipers {
+                let b = (between(king, sniper) & occ).0;
+                let one = u64::from((b & b.wrapping_sub(1) == 0) & (b & them.0 != 0));
+                checkers.0 |= sniper.bitboard().0 & u64::from(b == 0).wrapping_neg();
+                xray.0 |= sniper.bitboard().0 & one.wrapping_neg();
             }
-            // Pins: the sliders seen through one piece of O must be the same.
-            let first = (diagonal_line | orthogonal_line) & them;
-            let xray = (cpu.bishop_attacks(king, occ ^ first) & !diagonal_line & diagonal)
-                | (cpu.rook_attacks(king, occ ^ first) & !orthogonal_line & orthogonal);
-            if xray != fp.xray {
+            if checkers.nonempty() || xray != fp.xray {
                 return None;
             }
         }
