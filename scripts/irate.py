@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Instructions and instructions per CPU second: our build against a peer.
+
+    scripts/irate.py --peer PATH [--perft BIN] [--file EPD] [--filter TEXT]
+                     [--ids ID,ID,...] [--below K] [--rounds N]
+
+--peer PATH    a peer that valgrind can run, called `PATH "FEN" D` and counting
+               perft 1..D (Gigantua built without AVX-512, as
+               ../shared/peers/ and docs/performance.md say)
+--perft BIN    our build (default target/release/perft)
+--file EPD     positions (default positions/speed.epd); each line's deepest
+               ;Dn is the timed depth
+--filter TEXT  only lines containing TEXT; --ids: only these ids
+--below K      count instructions K plies below the timed depth (default 2,
+               which keeps the side to move at each ply) and scale them to
+               the timed depth by the node counts (ours: perft D over perft
+               D-K; the peer: the sums of perft 2..D and 2..D-K); 0 counts
+               at the timed depth itself (about 50 times slower)
+--rounds N     timed runs per program and position (default 5; the median)
+
+Why: a program can be slower with fewer instructions. This splits each
+speed ratio into its factors,
+
+    ours / peer speed = (peer Ir / our Ir) x (our Ir per second / peer's) x credit,
+
+credit being perft D over the sum of perft 1..D (the peer counts them all),
+
+so a gap can be told apart as more work or slower work. Instructions are
+valgrind's (cachegrind, start-up subtracted: a depth-1 run of the same
+position); CPU time is user + system of the whole process at the timed
+depth. Both programs are timed in the same round, alternating; the peer is
+credited with the sum of its counts 1..D, as scripts/peers.py does. Per
+position and as geometric means per bin of men: instructions (G), CPU
+seconds, G instructions per second, and the three ratios. Exit 1 when a
+program fails or a count differs from the EPD's, 2 on a usage error.
+"""
+
+import argparse
+import math
+import os
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scriptlib import BINS, EpdError, men, read_epd, run_timed  # noqa: E402
+
+
+def fail(message, code=1):
+    print(f"irate.py: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def instructions(args):
+    out = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+        + args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True)
+    m = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if out.returncode != 0 or not m:
+        fail(f"valgrind {' '.join(args)}: exit {out.returncode}")
+    return int(m.group(1).replace(",", ""))
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def main():
+    ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[1])
+    ap.add_argument("--peer", required=True)
+    ap.add_argument("--perft", default="target/release/perft")
+    ap.add_argument("--file", default="positions/speed.epd")
+    ap.add_argument("--filter")
+    ap.add_argument("--ids")
+    ap.add_argument("--below", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=5)
+    a = ap.parse_args()
+    for path in (a.peer, a.perft):
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            fail(f"{path}: not an executable file", 2)
+    if a.below < 0 or a.rounds < 1:
+        fail("--below must be at least 0 and --rounds at least 1", 2)
+    try:
+        positions = read_epd(a.file, a.filter)
+    except EpdError as e:
+        fail(str(e), 2)
+    if a.ids:
+        wanted = a.ids.split(",")
+        unknown = [i for i in wanted if i not in {p["id"] for p in positions}]
+        if unknown:
+            fail(f"--ids: not in {a.file}: {', '.join(unknown)}", 2)
+        positions = [p for p in positions if p["id"] in wanted]
+    if shutil.which("valgrind") is None:
+        fail("valgrind is not installed (apt-get install valgrind)")
+
+    def ours_args(fen, depth):
+        return [a.perft, "count", str(depth), fen, "--threads", "1", "--no-hash", "--json"]
+
+    def peer_args(fen, depth):
+        return [a.peer, fen, str(depth)]
+
+    rows = []
+    print(f"{'position':<10} {'men':>3} {'D':>2}  {'ours G Ir':>9} {'s':>6} {'G/s':>5}"
+          f"  {'peer G Ir':>9} {'s':>6} {'G/s':>5}  {'Ir o/p':>6} {'rate o/p':>8} {'speed o/p':>9}")
+    for p in positions:
+        fen, c, d = p["fen"], p["counts"], p["depth"]
+        k = d - a.below
+        if k < 2 or any(i not in c for i in range(1, d + 1)):
+            fail(f"{p['id']}: needs every ;Dn from 1 to {d} (and --below at most {d - 2})", 2)
+        ours_ir = instructions(ours_args(fen, k)) - instructions(ours_args(fen, 1))
+        peer_ir = instructions(peer_args(fen, k)) - instructions(peer_args(fen, 1))
+        ours_ir *= c[d] / c[k]
+        if k >= 2:
+            peer_ir *= sum(c[i] for i in range(2, d + 1)) / sum(c[i] for i in range(2, k + 1))
+        times = {"ours": [], "peer": []}
+        for r in range(a.rounds):
+            order = ["ours", "peer"] if r % 2 == 0 else ["peer", "ours"]
+            for name in order:
+                args = ours_args(fen, d) if name == "ours" else peer_args(fen, d)
+                text, t, code = run_timed(args)
+                if code != 0:
+                    fail(f"{' '.join(args)}: exit {code}")
+                if name == "ours":
+                    got = json.loads(text)["nodes"]
+                    if got != c[d]:
+                        fail(f"{p['id']}: ours perft {d} = {got}, EPD {c[d]}")
+                else:
+                    found = {int(x): int(y) for x, y in re.findall(r"Perft (\d+): (\d+)", text)}
+                    if found.get(d) != c[d]:
+                        fail(f"{p['id']}: peer perft {d} = {found.get(d)}, EPD {c[d]}")
+                times[name].append(t)
+        to, tp = statistics.median(times["ours"]), statistics.median(times["peer"])
+        credited = sum(c[i] for i in range(1, d + 1))
+        row = {
+            "id": p["id"], "men": men(fen), "depth": d,
+            "ir": ours_ir / peer_ir,
+            "rate": (ours_ir / to) / (peer_ir / tp),
+            "speed": (c[d] / to) / (credited / tp),
+        }
+        rows.append(row)
+        print(f"{p['id']:<10} {row['men']:>3} {d:>2}  {ours_ir / 1e9:>9.2f} {to:>6.3f} "
+              f"{ours_ir / to / 1e9:>5.1f}  {peer_ir / 1e9:>9.2f} {tp:>6.3f} {peer_ir / tp / 1e9:>5.1f}"
+              f"  {row['ir']:>6.2f} {row['rate']:>8.2f} {row['speed']:>9.2f}", flush=True)
+    print("\ngeometric means per bin of men: Ir ours/peer, rate ours/peer, speed ours/peer")
+    for lo, hi, name in BINS + [(0, 99, "all")]:
+        sel = [r for r in rows if lo <= r["men"] <= hi]
+        if sel:
+            print(f"  {name:<9} {len(sel):>2} positions  Ir {geomean([r['ir'] for r in sel]):.2f}"
+                  f"  rate {geomean([r['rate'] for r in sel]):.2f}"
+                  f"  speed {geomean([r['speed'] for r in sel]):.2f}")
+
+
+if __name__ == "__main__":
+    main()
