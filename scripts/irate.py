@@ -103,14 +103,17 @@ def main():
     def peer_args(fen, depth):
         return [a.peer, fen, str(depth)]
 
+    for p in positions:
+        d = p["depth"]
+        if d - a.below < 2 or any(i not in p["counts"] for i in range(1, d + 1)):
+            fail(f"{p['id']}: needs every ;Dn from 1 to {d} (and --below at most {d - 2})", 2)
+
     rows = []
     print(f"{'position':<10} {'men':>3} {'D':>2}  {'ours G Ir':>9} {'s':>6} {'G/s':>5}"
           f"  {'peer G Ir':>9} {'s':>6} {'G/s':>5}  {'Ir o/p':>6} {'rate o/p':>8} {'speed o/p':>9}")
     for p in positions:
         fen, c, d = p["fen"], p["counts"], p["depth"]
         k = d - a.below
-        if k < 2 or any(i not in c for i in range(1, d + 1)):
-            fail(f"{p['id']}: needs every ;Dn from 1 to {d} (and --below at most {d - 2})", 2)
         ours_ir = instructions(ours_args(fen, k)) - instructions(ours_args(fen, 1))
         peer_ir = instructions(peer_args(fen, k)) - instructions(peer_args(fen, 1))
         ours_ir *= c[d] / c[k]

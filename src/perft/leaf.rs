@@ -821,12 +821,13 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         // knight's or pawn's check was ruled out above) and leaves the
         // xray as it is.
         if (moved & fp.lines).nonempty() {
-            // Check: from the moved piece or uncovered. Pins: the sliders
-            // seen through one piece of O must be the same. Per slider of S
-            // on the king's lines, from the pieces between them: none is a
-            // check, one of O's is that xray (no chain of two lookups).
+            // A slider's check, from the moved piece or uncovered. Pins:
+            // the sliders seen through one piece of O must be the same. Per
+            // slider of S on the king's lines, from the pieces between them:
+            // none is a check, one of O's is that xray (no chain of two
+            // lookups).
             let snipers = (rook_rays(king) & orthogonal) | (bishop_rays(king) & diagonal);
-            let mut checkers = (knight_attacks(king) & knights) | (pawn_attacks(o, king) & pawns);
+            let mut checkers = Bitboard::EMPTY;
             let mut xray = Bitboard::EMPTY;
             for sniper in snipers {
                 let b = (between(king, sniper) & occ).0;
