@@ -36,7 +36,6 @@ program fails or a count differs from the EPD's, 2 on a usage error.
 """
 
 import argparse
-import math
 import os
 import json
 import re
@@ -46,7 +45,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scriptlib import BINS, EpdError, men, read_epd, run_timed  # noqa: E402
+from scriptlib import BINS, EpdError, geomean, men, read_epd, run_timed  # noqa: E402
 
 
 def fail(message, code=1):
@@ -63,10 +62,6 @@ def instructions(args):
     if out.returncode != 0 or not m:
         fail(f"valgrind {' '.join(args)}: exit {out.returncode}")
     return int(m.group(1).replace(",", ""))
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 def main():
@@ -86,7 +81,7 @@ def main():
         fail("--below must be at least 0 and --rounds at least 1", 2)
     try:
         positions = read_epd(a.file, a.filter)
-    except EpdError as e:
+    except (EpdError, OSError) as e:
         fail(str(e), 2)
     if a.ids:
         wanted = a.ids.split(",")
@@ -117,8 +112,7 @@ def main():
         ours_ir = instructions(ours_args(fen, k)) - instructions(ours_args(fen, 1))
         peer_ir = instructions(peer_args(fen, k)) - instructions(peer_args(fen, 1))
         ours_ir *= c[d] / c[k]
-        if k >= 2:
-            peer_ir *= sum(c[i] for i in range(2, d + 1)) / sum(c[i] for i in range(2, k + 1))
+        peer_ir *= sum(c[i] for i in range(2, d + 1)) / sum(c[i] for i in range(2, k + 1))
         times = {"ours": [], "peer": []}
         for r in range(a.rounds):
             order = ["ours", "peer"] if r % 2 == 0 else ["peer", "ours"]

@@ -34,14 +34,13 @@ a usage error exits 2.
 
 import argparse
 import json
-import math
 import os
 import re
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scriptlib import BINS, EpdError, men, read_epd, run_timed  # noqa: E402
+from scriptlib import BINS, EpdError, geomean, men, read_epd, run_timed  # noqa: E402
 
 
 
@@ -78,10 +77,6 @@ def per_depth_peer(binary, argv, pattern):
                      f"(exit {code}), EPD {want}")
         return sum(found[d] for d in range(1, pos["depth"] + 1)), t
     return go
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def main():

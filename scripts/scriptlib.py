@@ -10,10 +10,12 @@
 * `write_epd(path, positions, below)`: those positions, each with its one
   count `below` plies under its deepest (the ids of those without one are
   returned).
-* `BINS`, `men(fen)`: the speed set's bins of men on the board.
+* `BINS`, `men(fen)`: the speed set's bins of men on the board;
+  `geomean(xs)`: their per-bin geometric means.
 """
 
 import importlib
+import math
 import os
 import re
 import subprocess
@@ -60,6 +62,11 @@ def ensure_module(name, requirement, who):
 
 # The bins of men on the board of positions/speed.epd: (fewest, most, name).
 BINS = [(2, 10, "up to 10"), (11, 16, "11-16"), (17, 24, "17-24"), (25, 32, "25-32")]
+
+
+def geomean(xs):
+    """The geometric mean of positive numbers (NaN for none)."""
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def men(fen):
