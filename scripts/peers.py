@@ -26,9 +26,10 @@ wait4): one thread, no table. Ours runs `perft count D FEN --threads 1
 1..D in one process and are credited with the sum of those counts (their
 extra work is about 3-7 %), so each speed is credited nodes per CPU second.
 Per position: the median time of each program, and the median over rounds of
-ours/peer speed against the faster peer of that round. Per bin of men on the
-board (up to 10, 11-16, 17-24, 25-32) and overall: the geometric mean of
-those ratios. A count that differs from the EPD's stops the script (exit 1);
+ours/peer speed against the faster peer of that round (and against each peer
+on its own). Per bin of men on the board (up to 10, 11-16, 17-24, 25-32) and
+overall: the geometric mean of those ratios, and how many positions are at
+1.0x or above. A count that differs from the EPD's stops the script (exit 1);
 a usage error exits 2.
 """
 
@@ -136,11 +137,14 @@ def main():
         row = {"id": pos["id"], "fen": pos["fen"], "depth": pos["depth"], "men": men(pos["fen"]),
                "seconds": {n: statistics.median(t for _, t in s) for n, s in samples.items()},
                "mnps": {n: statistics.median(v) / 1e6 for n, v in speed.items()},
-               "samples": samples, "ratio": {}, "spread": {}}
+               "samples": samples, "ratio": {}, "spread": {}, "versus": {}}
         for m in mine:
             rs = [speed[m][r] / best_peer[r] for r in range(a.rounds)]
             row["ratio"][m] = statistics.median(rs)
             row["spread"][m] = [min(rs), max(rs)]
+            row["versus"][m] = {p: statistics.median(speed[m][r] / speed[p][r]
+                                                     for r in range(a.rounds))
+                                for p in peers}
         results.append(row)
         cols = "  ".join(f"{n} {row['mnps'][n]:7.0f}" for n in programs)
         rat = "  ".join(f"{m}/peer {row['ratio'][m]:.2f}x ({row['spread'][m][0]:.2f}-"
@@ -160,9 +164,13 @@ def main():
         for m in mine:
             g = geomean([r["ratio"][m] for r in rows])
             worst = min(rows, key=lambda r: r["ratio"][m])
+            versus = {p: geomean([r["versus"][m][p] for r in rows]) for p in peers}
             summary[name][m] = {"geomean": g, "worst": worst["ratio"][m], "worst_id": worst["id"],
-                                "positions": len(rows)}
-            parts.append(f"{m} {g:.2f}x (worst {worst['ratio'][m]:.2f}x {worst['id']})")
+                                "positions": len(rows),
+                                "at_least_1": sum(r["ratio"][m] >= 1.0 for r in rows),
+                                "versus": versus}
+            each = ", ".join(f"/{p} {v:.2f}x" for p, v in versus.items())
+            parts.append(f"{m} {g:.2f}x ({each}; worst {worst['ratio'][m]:.2f}x {worst['id']})")
         print(f"  {name:<9} {len(rows):2} positions: " + "  ".join(parts))
     if a.json:
         with open(a.json, "w") as f:
