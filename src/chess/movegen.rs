@@ -55,10 +55,16 @@ impl NodeInfo {
     /// between checks; with exactly one of our pieces in between, pins it.
     #[inline(always)]
     pub fn new<S: Side>(pos: &Position) -> NodeInfo {
+        NodeInfo::new_at::<S>(pos, pos.king(S::COLOR))
+    }
+
+    /// [`NodeInfo::new`] with `S`'s king square given (`king` must be it).
+    #[inline(always)]
+    pub(crate) fn new_at<S: Side>(pos: &Position, king: Square) -> NodeInfo {
+        debug_assert_eq!(king, pos.king(S::COLOR));
         let us = pos.colors(S::COLOR);
         let them = pos.colors(<S::Other as Side>::COLOR);
         let occ = us | them;
-        let king = pos.king(S::COLOR);
 
         let mut checkers = (knight_attacks(king) & pos.pieces(Piece::Knight)
             | pawn_attacks(S::COLOR, king) & pos.pieces(Piece::Pawn))
@@ -147,10 +153,11 @@ pub(crate) fn generate_with_info<C: Cpu, S: Side, K: MoveSink>(
     info: &NodeInfo,
     sink: &mut K,
 ) -> bool {
+    let king = pos.king(S::COLOR);
     if info.checkers.is_empty() {
-        generate_with::<C, S, false, K>(cpu, pos, info, sink)
+        generate_with::<C, S, false, K>(cpu, pos, info, king, sink)
     } else {
-        generate_with::<C, S, true, K>(cpu, pos, info, sink)
+        generate_with::<C, S, true, K>(cpu, pos, info, king, sink)
     }
 }
 
@@ -169,11 +176,12 @@ fn generate_with<C: Cpu, S: Side, const CHECK: bool, K: MoveSink>(
     cpu: C,
     pos: &Position,
     info: &NodeInfo,
+    king: Square,
     sink: &mut K,
 ) -> bool {
     let (king_to, castling_rooks) =
-        king_moves::<C, S, CHECK>(cpu, pos, pos.occupied(), pos.colors(S::COLOR));
-    generate_given::<C, S, CHECK, K>(cpu, pos, info, king_to, castling_rooks, sink)
+        king_moves::<C, S, CHECK>(cpu, pos, pos.occupied(), pos.colors(S::COLOR), king);
+    generate_given::<C, S, CHECK, K>(cpu, pos, info, king, king_to, castling_rooks, sink)
 }
 
 /// [`generate_with`] once the king's legal targets and castling rooks are
@@ -184,6 +192,7 @@ fn generate_given<C: Cpu, S: Side, const CHECK: bool, K: MoveSink>(
     cpu: C,
     pos: &Position,
     info: &NodeInfo,
+    king: Square,
     king_to: Bitboard,
     castling_rooks: Bitboard,
     sink: &mut K,
@@ -191,7 +200,6 @@ fn generate_given<C: Cpu, S: Side, const CHECK: bool, K: MoveSink>(
     let us = pos.colors(S::COLOR);
     let them = pos.colors(<S::Other as Side>::COLOR);
     let occ = us | them;
-    let king = pos.king(S::COLOR);
 
     emit!(sink.piece_moves(Piece::King, king, king_to));
     if CHECK && info.checkers.has_many() {
@@ -434,6 +442,21 @@ pub fn count<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
     counter.0
 }
 
+/// [`count`] with side `S`'s king square given (`king` must be it): a leaf
+/// parent knows the square of its children's king, so the count does not
+/// wait for it to be read back from the freshly made child.
+#[inline(always)]
+pub(crate) fn count_at<C: Cpu, S: Side>(cpu: C, pos: &Position, king: Square) -> u64 {
+    let info = NodeInfo::new_at::<S>(pos, king);
+    let mut counter = Counter(0);
+    if info.checkers.is_empty() {
+        generate_with::<C, S, false, _>(cpu, pos, &info, king, &mut counter);
+    } else {
+        generate_with::<C, S, true, _>(cpu, pos, &info, king, &mut counter);
+    }
+    counter.0
+}
+
 /// What a node's count needs before its pieces are looked at: its checkers,
 /// check mask and pinned pieces, its king's legal targets and the rooks it
 /// may castle with. A leaf parent works these out for most of its children
@@ -456,9 +479,9 @@ impl KnownReplies {
         let info = NodeInfo::new::<S>(pos);
         let (occ, us) = (pos.occupied(), pos.colors(S::COLOR));
         let (king_to, castling_rooks) = if info.checkers.is_empty() {
-            king_moves::<C, S, false>(cpu, pos, occ, us)
+            king_moves::<C, S, false>(cpu, pos, occ, us, pos.king(S::COLOR))
         } else {
-            king_moves::<C, S, true>(cpu, pos, occ, us)
+            king_moves::<C, S, true>(cpu, pos, occ, us, pos.king(S::COLOR))
         };
         KnownReplies {
             info,
@@ -479,6 +502,7 @@ pub(crate) fn count_given<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &Known
             cpu,
             pos,
             &known.info,
+            pos.king(S::COLOR),
             known.king_to,
             known.castling_rooks,
             &mut counter,
@@ -488,6 +512,7 @@ pub(crate) fn count_given<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &Known
             cpu,
             pos,
             &known.info,
+            pos.king(S::COLOR),
             known.king_to,
             Bitboard::EMPTY,
             &mut counter,
@@ -536,7 +561,8 @@ pub(crate) fn attacks_by<C: Cpu, S: Side>(cpu: C, pos: &Position, occ: Bitboard)
 #[inline(always)]
 pub(crate) fn king_move_count<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u32 {
     let us = pos.colors(S::COLOR);
-    let (to, castling_rooks) = king_moves::<C, S, false>(cpu, pos, pos.occupied(), us);
+    let (to, castling_rooks) =
+        king_moves::<C, S, false>(cpu, pos, pos.occupied(), us, pos.king(S::COLOR));
     to.len() + castling_rooks.len()
 }
 
@@ -555,8 +581,8 @@ fn king_moves<C: Cpu, S: Side, const CHECK: bool>(
     pos: &Position,
     occ: Bitboard,
     us: Bitboard,
+    king: Square,
 ) -> (Bitboard, Bitboard) {
-    let king = pos.king(S::COLOR);
     let occ = occ ^ king.bitboard();
     let candidates = king_attacks(king) & !us;
     let castle_rooks = pos.castle_rooks() & us;

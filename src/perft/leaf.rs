@@ -666,6 +666,12 @@ struct Children<'a, C, S> {
 }
 
 impl<C: Cpu, S: Side> Children<'_, C, S> {
+    /// `O`'s king square, the same in every child (`S` moves).
+    #[inline(always)]
+    fn o_king(&self) -> Square {
+        self.pos.king(<S::Other as Side>::COLOR)
+    }
+
     /// The targets of `piece` from `from` counted without a make.
     #[inline(always)]
     fn untouched(&self, piece: Piece, from: Square, to: Bitboard) -> Unmade {
@@ -927,7 +933,7 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
             let child = self
                 .pos
                 .make_normal::<C, S, false>(self.cpu, piece, from, to);
-            *self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
+            *self.nodes += count_leaves_at::<C, S::Other>(self.cpu, &child, self.o_king());
         }
         false
     }
@@ -946,7 +952,7 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
                         continue;
                     }
                     let child = self.pos.make_promotion::<S, false>(from, to, piece);
-                    *self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
+                    *self.nodes += count_leaves_at::<C, S::Other>(self.cpu, &child, self.o_king());
                 }
             } else {
                 if delta != 2 * S::UP
@@ -958,7 +964,7 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
                 let child = self
                     .pos
                     .make_normal::<C, S, false>(self.cpu, Piece::Pawn, from, to);
-                *self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
+                *self.nodes += count_leaves_at::<C, S::Other>(self.cpu, &child, self.o_king());
             }
         }
         false
@@ -973,6 +979,15 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
         }
         false
     }
+}
+
+/// [`count_leaves`] with the side to move's king square given.
+#[inline(always)]
+pub(crate) fn count_leaves_at<C: Cpu, S: Side>(cpu: C, pos: &Position, king: Square) -> u64 {
+    cpu.outlined(
+        #[inline(always)]
+        || movegen::count_at::<C, S>(cpu, pos, king),
+    )
 }
 
 /// The bulk counter as one out-of-line function: the child loops call it
