@@ -153,7 +153,19 @@ pub(crate) fn generate_with_info<C: Cpu, S: Side, K: MoveSink>(
     info: &NodeInfo,
     sink: &mut K,
 ) -> bool {
-    let king = pos.king(S::COLOR);
+    generate_at::<C, S, K>(cpu, pos, info, pos.king(S::COLOR), sink)
+}
+
+/// [`generate_with_info`] with side `S`'s king square given (`king` must be
+/// it).
+#[inline(always)]
+fn generate_at<C: Cpu, S: Side, K: MoveSink>(
+    cpu: C,
+    pos: &Position,
+    info: &NodeInfo,
+    king: Square,
+    sink: &mut K,
+) -> bool {
     if info.checkers.is_empty() {
         generate_with::<C, S, false, K>(cpu, pos, info, king, sink)
     } else {
@@ -437,9 +449,7 @@ pub fn generate<C: Cpu, S: Side, F: FnMut(PieceMoves) -> bool>(
 /// listing them: popcounts of target sets, pawns set-wise.
 #[inline(always)]
 pub fn count<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
-    let mut counter = Counter(0);
-    generate_into::<C, S, _>(cpu, pos, &mut counter);
-    counter.0
+    count_at::<C, S>(cpu, pos, pos.king(S::COLOR))
 }
 
 /// [`count`] with side `S`'s king square given (`king` must be it): a leaf
@@ -447,13 +457,14 @@ pub fn count<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
 /// wait for it to be read back from the freshly made child.
 #[inline(always)]
 pub(crate) fn count_at<C: Cpu, S: Side>(cpu: C, pos: &Position, king: Square) -> u64 {
-    let info = NodeInfo::new_at::<S>(pos, king);
     let mut counter = Counter(0);
-    if info.checkers.is_empty() {
-        generate_with::<C, S, false, _>(cpu, pos, &info, king, &mut counter);
-    } else {
-        generate_with::<C, S, true, _>(cpu, pos, &info, king, &mut counter);
-    }
+    generate_at::<C, S, _>(
+        cpu,
+        pos,
+        &NodeInfo::new_at::<S>(pos, king),
+        king,
+        &mut counter,
+    );
     counter.0
 }
 
