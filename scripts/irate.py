@@ -29,7 +29,9 @@ so a gap can be told apart as more work or slower work. Instructions are
 valgrind's (cachegrind, start-up subtracted: a depth-1 run of the same
 position); CPU time is user + system of the whole process at the timed
 depth. Both programs are timed in the same round, alternating; the peer is
-credited with the sum of its counts 1..D, as scripts/peers.py does. Per
+credited with the sum of its counts 1..D, as its instruction count covers
+them all (scripts/peers.py instead times depth D's share of the peer's run
+by its own clock, so this speed column can differ from peers.py's). Per
 position and as geometric means per bin of men: instructions (G), CPU
 seconds, G instructions per second, and the three ratios. Exit 1 when a
 program fails or a count differs from the EPD's, 2 on a usage error.

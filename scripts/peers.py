@@ -22,9 +22,15 @@
 
 Every run is a whole process timed by its CPU time (user + system, from
 wait4): one thread, no table. Ours runs `perft count D FEN --threads 1
---no-hash --json` and is credited with perft D; the peers count every depth
-1..D in one process and are credited with the sum of those counts (their
-extra work is about 3-7 %), so each speed is credited nodes per CPU second.
+--no-hash --json` and is credited with perft D. The peers count every depth
+1..D in one process and print their own time per depth: each is timed for
+depth D's share of its CPU time by its own clock (own time of D over the
+sum of its own times 1..D) and credited with perft D, as `perft versus`
+does. Crediting the sum of the counts instead (`ratio_sum` in the JSON and
+the summary's "sum-credited" figure, the method before 2026-11-27) is off
+where the branching alternates from ply to ply: on an ending, depth D-1 can
+run at three times depth D's nodes per second, and its nodes then overstate
+the peer's speed at depth D by up to 13 %, or understate it by up to 7 %.
 Per position: the median time of each program, and the median over rounds of
 ours/peer speed against the faster peer of that round (and against each peer
 on its own). Per bin of men on the board (up to 10, 11-16, 17-24, 25-32) and
@@ -62,21 +68,30 @@ def ours(binary, plain):
         nodes = json.loads(text)["nodes"]
         if nodes != pos["counts"][pos["depth"]]:
             fail(f"{pos['id']}: ours {nodes}, EPD {pos['counts'][pos['depth']]}")
-        return nodes, t
+        return nodes, t, nodes, t
     return go
 
 
-def per_depth_peer(binary, argv, pattern):
-    """A peer that prints a count per depth 1..D; credited with their sum."""
+def per_depth_peer(binary, argv, pattern, unit):
+    """A peer that prints a count and its own time per depth 1..D: timed for
+    depth D's share of its CPU time (by its own clock), credited with perft
+    D; without a usable clock (depth D at 0), credited with the sum. Returns
+    (credited nodes, seconds, sum of the counts, whole CPU seconds)."""
     def go(pos):
-        args = [binary] + [a.format(fen=pos["fen"], depth=pos["depth"]) for a in argv]
+        depth = pos["depth"]
+        args = [binary] + [a.format(fen=pos["fen"], depth=depth) for a in argv]
         text, t, code = run_timed(args)
-        found = {int(d): int(c.replace(",", "")) for d, c in re.findall(pattern, text)}
+        found = {int(d): (int(c.replace(",", "")), float(x) * unit)
+                 for d, c, x in re.findall(pattern, text)}
         for d, want in pos["counts"].items():
-            if found.get(d) != want:
-                fail(f"{pos['id']}: {os.path.basename(binary)} perft {d} = {found.get(d)} "
-                     f"(exit {code}), EPD {want}")
-        return sum(found[d] for d in range(1, pos["depth"] + 1)), t
+            if found.get(d, (None,))[0] != want:
+                fail(f"{pos['id']}: {os.path.basename(binary)} perft {d} = "
+                     f"{found.get(d, (None,))[0]} (exit {code}), EPD {want}")
+        total = sum(found[d][0] for d in range(1, depth + 1))
+        own = sum(found[d][1] for d in range(1, depth + 1))
+        if found[depth][1] > 0 and own > 0:
+            return found[depth][0], t * found[depth][1] / own, total, t
+        return total, t, total, t
     return go
 
 
@@ -102,10 +117,10 @@ def main():
     peers = {}
     if a.gigantua:
         peers["gigantua"] = per_depth_peer(a.gigantua, ["{fen}", "{depth}"],
-                                           r"Perft (\d+): (\d+)")
+                                           r"Perft (\d+): (\d+) (\d+)ms", 1e-3)
     if a.perft_cpu:
         peers["perft_cpu"] = per_depth_peer(a.perft_cpu, ["{fen}", "{depth}", "-nott"],
-                                            r"Perft\(\s*(\d+)\): ([\d,]+)")
+                                            r"Perft\(\s*(\d+)\): ([\d,]+), time: ([\d.eE+-]+)", 1.0)
     if not peers:
         fail("name at least one peer (--gigantua, --perft-cpu)", 2)
     mine = {}
@@ -126,21 +141,26 @@ def main():
 
     results = []
     for pos in positions:
-        samples = {name: [] for name in programs}  # (credited nodes, seconds) per round
+        # (credited nodes, seconds, sum-credited nodes, whole seconds) per round
+        samples = {name: [] for name in programs}
         names = list(programs)
         for r in range(a.rounds):
             k = r % len(names)
             for name in names[k:] + names[:k]:
                 samples[name].append(programs[name](pos))
-        speed = {n: [c / t for c, t in s] for n, s in samples.items()}
+        speed = {n: [x[0] / x[1] for x in s] for n, s in samples.items()}
+        speed_sum = {n: [x[2] / x[3] for x in s] for n, s in samples.items()}
         best_peer = [max(speed[p][r] for p in peers) for r in range(a.rounds)]
+        best_sum = [max(speed_sum[p][r] for p in peers) for r in range(a.rounds)]
         row = {"id": pos["id"], "fen": pos["fen"], "depth": pos["depth"], "men": men(pos["fen"]),
-               "seconds": {n: statistics.median(t for _, t in s) for n, s in samples.items()},
+               "seconds": {n: statistics.median(x[1] for x in s) for n, s in samples.items()},
                "mnps": {n: statistics.median(v) / 1e6 for n, v in speed.items()},
-               "samples": samples, "ratio": {}, "spread": {}, "versus": {}}
+               "samples": samples, "ratio": {}, "ratio_sum": {}, "spread": {}, "versus": {}}
         for m in mine:
             rs = [speed[m][r] / best_peer[r] for r in range(a.rounds)]
             row["ratio"][m] = statistics.median(rs)
+            row["ratio_sum"][m] = statistics.median(speed_sum[m][r] / best_sum[r]
+                                                    for r in range(a.rounds))
             row["spread"][m] = [min(rs), max(rs)]
             row["versus"][m] = {p: statistics.median(speed[m][r] / speed[p][r]
                                                      for r in range(a.rounds))
@@ -163,14 +183,17 @@ def main():
         parts = []
         for m in mine:
             g = geomean([r["ratio"][m] for r in rows])
+            g_sum = geomean([r["ratio_sum"][m] for r in rows])
             worst = min(rows, key=lambda r: r["ratio"][m])
             versus = {p: geomean([r["versus"][m][p] for r in rows]) for p in peers}
             summary[name][m] = {"geomean": g, "worst": worst["ratio"][m], "worst_id": worst["id"],
                                 "positions": len(rows),
                                 "at_least_1": sum(r["ratio"][m] >= 1.0 for r in rows),
-                                "versus": versus}
+                                "versus": versus, "geomean_sum": g_sum,
+                                "at_least_1_sum": sum(r["ratio_sum"][m] >= 1.0 for r in rows)}
             each = ", ".join(f"/{p} {v:.2f}x" for p, v in versus.items())
-            parts.append(f"{m} {g:.2f}x ({each}; worst {worst['ratio'][m]:.2f}x {worst['id']})")
+            parts.append(f"{m} {g:.2f}x ({each}; worst {worst['ratio'][m]:.2f}x {worst['id']};"
+                         f" sum-credited {g_sum:.2f}x)")
         print(f"  {name:<9} {len(rows):2} positions: " + "  ".join(parts))
     if a.json:
         with open(a.json, "w") as f:

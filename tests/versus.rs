@@ -196,14 +196,23 @@ fn every_kind_is_read_and_compared() {
             assert!(r["ratio"]["median"].as_f64().unwrap() > 0.0, "{r}");
         }
     }
-    // qperft, Gigantua and perft_cpu count depths 1..D: credited with the
-    // sum (20 + 400 + 8902 + 197281), and their own times are read.
+    // qperft, Gigantua and perft_cpu count depths 1..D, each 1 ms by their
+    // own clocks: timed for depth 4's quarter of the process, credited with
+    // depth 4's count alone.
     let start = &positions[0]["results"];
     for i in 1..=3 {
-        assert_eq!(start[i]["credited_nodes"], 206_603, "{}", start[i]);
-        assert_eq!(start[i]["samples"][0]["own_seconds"], 0.001);
+        assert_eq!(start[i]["credited_nodes"], 197_281, "{}", start[i]);
+        for s in start[i]["samples"].as_array().unwrap() {
+            assert_eq!(s["own_seconds"], 0.001);
+            assert_eq!(s["depth_share"], 0.25, "{s}");
+            assert_eq!(s["credited_nodes"], 197_281);
+            let cpu = s["cpu_seconds"].as_f64().unwrap();
+            let compared = s["seconds"].as_f64().unwrap();
+            assert!((compared - cpu / 4.0).abs() < 1e-9, "{s}");
+        }
     }
     assert_eq!(start[4]["credited_nodes"], 197_281);
+    assert!(start[4]["samples"][0]["depth_share"].is_null());
     // Stockfish's start-up run is measured every round.
     assert!(start[5]["samples"][0]["startup_seconds"].is_number());
     assert!(v["programs"][5]["startup_subtracted"].as_bool().unwrap());
@@ -237,7 +246,10 @@ fn every_kind_is_read_and_compared() {
         text.lines()
             .any(|l| l.starts_with("kiwipete") && l.matches('x').count() >= 5)
     );
-    assert!(text.contains("credited with the sum"), "{text}");
+    assert!(
+        text.contains("gigantua counts every depth 1..D in one process: timed for depth D's share of the process, by its own clock (25.0-33.3 %), and credited with depth D's count"),
+        "{text}"
+    );
 }
 
 /// Positions of an EPD file are checked against the file's own counts, so

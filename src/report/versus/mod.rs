@@ -5,9 +5,11 @@
 //! (docs/schema/versus.schema.json) and as an SVG bar chart ([`plot`]).
 //!
 //! The ratio compares speeds, nodes per second, each program credited with
-//! the nodes it counted (the sum of depths 1..D for programs that count
-//! them all): `(their seconds / their nodes) / (our seconds / our nodes)`,
-//! per round, so above 1 means perft is faster.
+//! the nodes it counted at the depth asked: `(their seconds / their nodes)
+//! / (our seconds / our nodes)`, per round, so above 1 means perft is
+//! faster. A program that counts every depth 1..D in one process is timed
+//! for depth D's share of its run, by its own per-depth clock (the sum of
+//! the counts over its whole run where its clock says nothing).
 
 pub mod plot;
 
@@ -68,8 +70,9 @@ pub struct Ratio {
 pub struct ProgramResult {
     /// The program's name.
     pub program: String,
-    /// Nodes it is credited with (the sum of depths 1..D for programs that
-    /// count them all).
+    /// Nodes it is credited with: the count of the depth asked, or the sum
+    /// of depths 1..D for a program that counts them all and whose own
+    /// clock gives no share of its run to depth D.
     pub credited_nodes: Option<u64>,
     /// Every run.
     pub samples: Vec<Sample>,
@@ -183,7 +186,6 @@ fn min_max(v: &[f64]) -> Option<(f64, f64)> {
 
 fn position_result(run: &VersusRun, p: &PositionRun) -> PositionResult {
     let ours = &p.samples[0];
-    let our_nodes = p.credited[0];
     let results = run
         .programs
         .iter()
@@ -210,7 +212,7 @@ fn position_result(run: &VersusRun, p: &PositionRun) -> PositionResult {
                     .iter()
                     .filter_map(|s| {
                         let o = ours.iter().find(|o| o.round == s.round)?;
-                        let (n, on) = (credited? as f64, our_nodes? as f64);
+                        let (n, on) = (s.credited_nodes as f64, o.credited_nodes as f64);
                         Some((s.seconds / n) / (o.seconds / on))
                     })
                     .collect();
@@ -446,20 +448,30 @@ impl VersusReport {
         );
         for (i, prog) in self.programs.iter().enumerate() {
             if prog.counts_all_depths {
-                let credit: Vec<String> = self
+                let (shared, summed): (Vec<&Sample>, Vec<&Sample>) = self
                     .positions
                     .iter()
-                    .filter_map(|p| {
-                        let n = p.results[i].credited_nodes?;
-                        Some(format!("{} D{}: {}", p.name, p.depth, thousands(n.into())))
-                    })
-                    .collect();
-                s.push_str(&format!(
-                    "{} counts every depth 1..D in one process: timed whole and credited with \
-                     the sum ({}).\n",
-                    prog.name,
-                    credit.join(", ")
-                ));
+                    .flat_map(|p| p.results[i].samples.iter())
+                    .partition(|x| x.depth_share.is_some());
+                let shares: Vec<f64> = shared.iter().filter_map(|x| x.depth_share).collect();
+                if let Some((lo, hi)) = min_max(&shares) {
+                    s.push_str(&format!(
+                        "{} counts every depth 1..D in one process: timed for depth D's share of \
+                         the process, by its own clock ({:.1}-{:.1} %), and credited with \
+                         depth D's count.\n",
+                        prog.name,
+                        100.0 * lo,
+                        100.0 * hi
+                    ));
+                }
+                if !summed.is_empty() {
+                    s.push_str(&format!(
+                        "{}: {} timed whole and credited with the sum of the counts of depths \
+                         1..D, where its own clock gave depth D no time.\n",
+                        prog.name,
+                        plural(summed.len() as u128, "run")
+                    ));
+                }
             }
             if prog.prints_own_time {
                 let own: Vec<String> = self

@@ -151,12 +151,20 @@ pub struct Sample {
     pub wall_seconds: f64,
     /// The program's own printed time for the depth asked, seconds.
     pub own_seconds: Option<f64>,
+    /// For a program that counts every depth 1..D: the share of the run
+    /// that was depth D's, by its own clock (see
+    /// [`PeerOutput::depth_share`](peer::PeerOutput::depth_share)); `seconds`
+    /// is scaled by it.
+    pub depth_share: Option<f64>,
+    /// The nodes this run is credited with: the count of the depth asked,
+    /// or the sum over depths 1..D when `depth_share` is `null`.
+    pub credited_nodes: u64,
     /// Stockfish: seconds (counted as `seconds` are) of its `go perft 1`
     /// start-up run in the same round, subtracted from `seconds`.
     pub startup_seconds: Option<f64>,
     /// The time compared: CPU seconds with one thread, wall seconds with
     /// several (CPU time would add up the threads) or where the system
-    /// gives no CPU time; less `startup_seconds`.
+    /// gives no CPU time; less `startup_seconds`; times `depth_share`.
     pub seconds: f64,
 }
 
@@ -218,7 +226,8 @@ pub struct ProgramInfo {
     pub command: Vec<String>,
     /// SHA-256 of the binary (`null` if it cannot be read).
     pub sha256: Option<String>,
-    /// Counts every depth 1..D in one process (credited with the sum).
+    /// Counts every depth 1..D in one process (timed for depth D's share of
+    /// the run, by its own clock; else credited with the sum).
     pub counts_all_depths: bool,
     /// Prints its own time for the depth asked.
     pub prints_own_time: bool,
@@ -520,10 +529,12 @@ fn measure(
         cpu_seconds: f.cpu_seconds,
         wall_seconds: f.wall_seconds,
         own_seconds: out.own_seconds,
+        depth_share: out.depth_share,
+        credited_nodes: out.credited_nodes,
         startup_seconds: startup,
         // A start-up longer than the run itself is noise on a tiny depth:
         // keep the time positive.
-        seconds: (time - startup.unwrap_or(0.0)).max(1e-6),
+        seconds: ((time - startup.unwrap_or(0.0)) * out.depth_share.unwrap_or(1.0)).max(1e-6),
     };
     Ok((out, sample))
 }

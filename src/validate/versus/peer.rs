@@ -71,8 +71,10 @@ impl PeerKind {
         PeerKind::PEERS.into_iter().find(|k| k.name() == name)
     }
 
-    /// True for programs that count every depth 1..D in one process: they
-    /// are credited with the sum of all depths' counts.
+    /// True for programs that count every depth 1..D in one process. Their
+    /// own per-depth times say which share of the process was depth D's
+    /// (see [`PeerOutput::depth_share`]); without usable times they are
+    /// credited with the sum of all depths' counts.
     pub fn counts_all_depths(self) -> bool {
         matches!(
             self,
@@ -358,11 +360,23 @@ impl Peer {
 pub struct PeerOutput {
     /// The count it gives for depth D.
     pub nodes: u64,
-    /// The nodes it is credited with: the sum over depths 1..D for programs
-    /// that count them all, else `nodes`.
+    /// The nodes it is credited with: `nodes`, or the sum over depths 1..D
+    /// for a program that counts them all and whose own times cannot say
+    /// which share of the run depth D took ([`PeerOutput::depth_share`]
+    /// `None`).
     pub credited_nodes: u64,
     /// Its own time for depth D, in seconds, when it prints one.
     pub own_seconds: Option<f64>,
+    /// For a program that counts every depth 1..D: its own time for depth D
+    /// over the sum of its own times for depths 1..D, when both are above
+    /// zero. The process time times this share is depth D's, credited with
+    /// depth D's count alone. The sum of the counts would not do: where the
+    /// branching alternates from ply to ply (endings), depth D-1 can run at
+    /// three times depth D's nodes per second (Gigantua on
+    /// `8/1PP4p/3P1k1P/4P2P/7K/8/8/8 b - -`: perft 8 at 1,270 Mnps, perft 9
+    /// at 453), and crediting its nodes would overstate the program's speed
+    /// at depth D by 11 % (260.4M nodes in 516 ms against 215.9M in 476).
+    pub depth_share: Option<f64>,
 }
 
 /// Parses the output of a run of `kind` at `depth`. `expected` is our
@@ -378,6 +392,7 @@ pub fn parse_output(
         nodes,
         credited_nodes: nodes,
         own_seconds: own,
+        depth_share: None,
     };
     match kind {
         PeerKind::Perft => {
@@ -422,14 +437,23 @@ pub fn parse_output(
                 .copied()
                 .find(|&(d, _, _)| d == depth)
                 .ok_or_else(|| format!("no line for depth {depth} ({})", sample_line(kind)))?;
-            let credited = lines
+            let upto: Vec<(u32, u64, f64)> = lines
                 .iter()
-                .filter(|&&(d, _, _)| (1..=depth).contains(&d))
-                .fold(0u64, |s, &(_, n, _)| s.saturating_add(n));
+                .copied()
+                .filter(|&(d, _, _)| (1..=depth).contains(&d))
+                .collect();
+            let own_sum: f64 = upto.iter().map(|&(_, _, t)| t).sum();
+            let depth_share = (own > 0.0 && own_sum.is_finite() && own_sum > 0.0)
+                .then(|| (own / own_sum).min(1.0));
+            let credited_nodes = match depth_share {
+                Some(_) => nodes,
+                None => upto.iter().fold(0u64, |s, &(_, n, _)| s.saturating_add(n)),
+            };
             Ok(PeerOutput {
                 nodes,
-                credited_nodes: credited,
+                credited_nodes,
                 own_seconds: Some(own),
+                depth_share,
             })
         }
         PeerKind::Custom => {
@@ -542,11 +566,34 @@ mod tests {
     }
 
     #[test]
-    fn all_depth_programs_are_credited_with_the_sum() {
-        let out = "perft( 1)=           20 ( 0.000 sec)\nperft( 2)=          400 ( 0.000 sec)\nperft( 3)=         8902 ( 0.001 sec)\n";
+    fn all_depth_programs_get_depth_ds_share_of_their_time() {
+        // Gigantua's own lines from the ending in `PeerOutput::depth_share`:
+        // depth 8 is 33 of the 516 ms, but 42.1M of the 260.4M nodes.
+        let out = "Perft 1: 4 0ms 0.8 MNodes/s\nPerft 2: 52 0ms 8.7 MNodes/s\n\
+                   Perft 7: 1933018 7ms 273.0 MNodes/s\nPerft 8: 42108504 33ms 1269.6 MNodes/s\n\
+                   Perft 9: 215912093 476ms 452.9 MNodes/s\n";
+        let p = parse_output(PeerKind::Gigantua, out, 9, None).unwrap();
+        assert_eq!((p.nodes, p.credited_nodes), (215_912_093, 215_912_093));
+        let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-12;
+        assert!(close(p.depth_share, 476.0 / 516.0), "{p:?}");
+        // Asked for depth 8, the lines after it do not count.
+        let p = parse_output(PeerKind::Gigantua, out, 8, None).unwrap();
+        assert_eq!(p.credited_nodes, 42_108_504);
+        assert!(close(p.depth_share, 33.0 / 40.0), "{p:?}");
+    }
+
+    #[test]
+    fn all_depth_programs_without_times_are_credited_with_the_sum() {
+        // Depth 3 took no time by qperft's clock: no share, the sum.
+        let out = "perft( 1)=           20 ( 0.000 sec)\nperft( 2)=          400 ( 0.000 sec)\nperft( 3)=         8902 ( 0.000 sec)\n";
         let p = parse_output(PeerKind::Qperft, out, 3, None).unwrap();
         assert_eq!((p.nodes, p.credited_nodes), (8902, 9322));
+        assert_eq!(p.depth_share, None);
         assert!(parse_output(PeerKind::Qperft, out, 4, None).is_err());
+        // With a time for depth 3 only, it had the whole run.
+        let out = out.replace("8902 ( 0.000", "8902 ( 0.001");
+        let p = parse_output(PeerKind::Qperft, &out, 3, None).unwrap();
+        assert_eq!((p.credited_nodes, p.depth_share), (8902, Some(1.0)));
     }
 
     #[test]
