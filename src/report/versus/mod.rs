@@ -480,7 +480,7 @@ impl VersusReport {
                     .filter_map(|p| {
                         let r = &p.results[i];
                         Some(format!(
-                            "{} D{} {:.3} s ({} Mnps; process {:.3} s)",
+                            "{} D{} {:.3} s ({} Mnps; timed {:.3} s)",
                             p.name,
                             p.depth,
                             r.own_median_seconds?,
