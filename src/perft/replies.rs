@@ -443,7 +443,7 @@ pub(crate) fn perft2_plain<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
 /// The bulk count of a child with its replies given, inlined at each call
 /// site (unlike [`count_leaves`]): the given replies then stay in
 /// registers. Measured against the out-of-line call, with the other two
-/// given counts below inlined as well, `--plain` ran 1.06-1.16x as fast
+/// given counts below inlined as well, `--plain` ran 1.09-1.12x as fast
 /// per bin of the speed set (docs/performance.md, "Fourteenth pass");
 /// inlining the count with nothing given too was slower (0.95-1.01x).
 #[inline(always)]
