@@ -84,9 +84,10 @@ def per_depth_peer(binary, argv, pattern, unit):
         found = {int(d): (int(c.replace(",", "")), float(x) * unit)
                  for d, c, x in re.findall(pattern, text)}
         for d, want in pos["counts"].items():
-            if found.get(d, (None,))[0] != want:
-                fail(f"{pos['id']}: {os.path.basename(binary)} perft {d} = "
-                     f"{found.get(d, (None,))[0]} (exit {code}), EPD {want}")
+            got = found.get(d, (None,))[0]
+            if got != want:
+                fail(f"{pos['id']}: {os.path.basename(binary)} perft {d} = {got} "
+                     f"(exit {code}), EPD {want}")
         total = sum(found[d][0] for d in range(1, depth + 1))
         own = sum(found[d][1] for d in range(1, depth + 1))
         if found[depth][1] > 0 and own > 0:

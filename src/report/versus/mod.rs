@@ -70,9 +70,9 @@ pub struct Ratio {
 pub struct ProgramResult {
     /// The program's name.
     pub program: String,
-    /// Nodes it is credited with: the count of the depth asked, or the sum
-    /// of depths 1..D for a program that counts them all and whose own
-    /// clock gives no share of its run to depth D.
+    /// Nodes its last run is credited with ([`Sample::credited_nodes`]):
+    /// the count of the depth asked, or the sum of depths 1..D for a program
+    /// that counts them all and whose own clock gave depth D no time.
     pub credited_nodes: Option<u64>,
     /// Every run.
     pub samples: Vec<Sample>,
@@ -196,7 +196,7 @@ fn position_result(run: &VersusRun, p: &PositionRun) -> PositionResult {
             let walls: Vec<f64> = samples.iter().map(|s| s.wall_seconds).collect();
             let own: Vec<f64> = samples.iter().filter_map(|s| s.own_seconds).collect();
             let med = median(&secs);
-            let credited = p.credited[i];
+            let credited = samples.last().map(|s| s.credited_nodes);
             let mnps = med.zip(credited).map(|(s, n)| n as f64 / s / 1e6);
             let own_med = median(&own);
             let own_mnps = own_med
@@ -448,12 +448,13 @@ impl VersusReport {
         );
         for (i, prog) in self.programs.iter().enumerate() {
             if prog.counts_all_depths {
-                let (shared, summed): (Vec<&Sample>, Vec<&Sample>) = self
-                    .positions
-                    .iter()
-                    .flat_map(|p| p.results[i].samples.iter())
-                    .partition(|x| x.depth_share.is_some());
-                let shares: Vec<f64> = shared.iter().filter_map(|x| x.depth_share).collect();
+                let runs = || {
+                    self.positions
+                        .iter()
+                        .flat_map(|p| p.results[i].samples.iter())
+                };
+                let shares: Vec<f64> = runs().filter_map(|x| x.depth_share).collect();
+                let summed = runs().filter(|x| x.depth_share.is_none()).count();
                 if let Some((lo, hi)) = min_max(&shares) {
                     s.push_str(&format!(
                         "{} counts every depth 1..D in one process: timed for depth D's share of \
@@ -464,12 +465,12 @@ impl VersusReport {
                         100.0 * hi
                     ));
                 }
-                if !summed.is_empty() {
+                if summed > 0 {
                     s.push_str(&format!(
                         "{}: {} timed whole and credited with the sum of the counts of depths \
                          1..D, where its own clock gave depth D no time.\n",
                         prog.name,
-                        plural(summed.len() as u128, "run")
+                        plural(summed as u128, "run")
                     ));
                 }
             }

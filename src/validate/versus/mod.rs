@@ -246,9 +246,6 @@ pub struct PositionRun {
     pub expected: Option<u64>,
     /// Per program (in the order of [`VersusRun::programs`]), its samples.
     pub samples: Vec<Vec<Sample>>,
-    /// Per program, the nodes it is credited with (the sum over depths for
-    /// programs that count them all).
-    pub credited: Vec<Option<u64>>,
     /// True when every round ran.
     pub complete: bool,
 }
@@ -356,7 +353,6 @@ pub fn run_versus(
             position: position.clone(),
             expected: position.published,
             samples: vec![Vec::new(); n],
-            credited: vec![None; n],
             complete: false,
         });
         let label = format!("{} depth {}", position.name, position.depth);
@@ -392,7 +388,6 @@ pub fn run_versus(
                         if i == 0 {
                             at.expected.get_or_insert(out.nodes);
                         }
-                        at.credited[i] = Some(out.credited_nodes);
                         at.samples[i].push(sample);
                         let expected = at.expected.unwrap_or(out.nodes);
                         let known = run

@@ -437,17 +437,13 @@ pub fn parse_output(
                 .copied()
                 .find(|&(d, _, _)| d == depth)
                 .ok_or_else(|| format!("no line for depth {depth} ({})", sample_line(kind)))?;
-            let upto: Vec<(u32, u64, f64)> = lines
-                .iter()
-                .copied()
-                .filter(|&(d, _, _)| (1..=depth).contains(&d))
-                .collect();
-            let own_sum: f64 = upto.iter().map(|&(_, _, t)| t).sum();
+            let upto = || lines.iter().filter(|&&(d, _, _)| (1..=depth).contains(&d));
+            let own_sum: f64 = upto().map(|&(_, _, t)| t).sum();
             let depth_share = (own > 0.0 && own_sum.is_finite() && own_sum > 0.0)
                 .then(|| (own / own_sum).min(1.0));
             let credited_nodes = match depth_share {
                 Some(_) => nodes,
-                None => upto.iter().fold(0u64, |s, &(_, n, _)| s.saturating_add(n)),
+                None => upto().fold(0u64, |s, &(_, n, _)| s.saturating_add(n)),
             };
             Ok(PeerOutput {
                 nodes,
