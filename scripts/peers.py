@@ -11,8 +11,10 @@
 --file EPD        positions (default positions/speed.epd); each line's deepest
                   ;Dn is the timed depth, and every ;Dn is checked against the
                   peers' per-depth counts
---rounds N        rounds (default 5); each round runs every program once per
-                  position, in an order that rotates from round to round
+--rounds N        rounds (default 5); each round runs every program once on
+                  every position, in an order that rotates from round to round
+                  (a round is a pass over the whole set, so a position's
+                  samples of one program lie minutes apart, not seconds)
 --plain           time `perft count --plain` (the plain counter) instead of the
                   default counter; --both times the two side by side
 --filter TEXT     only lines containing TEXT (e.g. an id or "rook ending")
@@ -140,15 +142,22 @@ def main():
     except EpdError as e:
         fail(str(e), 2)
 
-    results = []
-    for pos in positions:
-        # (credited nodes, seconds, sum-credited nodes, whole seconds) per round
-        samples = {name: [] for name in programs}
-        names = list(programs)
-        for r in range(a.rounds):
-            k = r % len(names)
+    # (credited nodes, seconds, sum-credited nodes, whole seconds) per round,
+    # per position and program. Rounds go over the whole set: a slow spell
+    # of the machine (seen here lasting tens of seconds, hitting one
+    # program's runs on one position) then lands in one round of a
+    # position, which the median drops, not in all of them.
+    names = list(programs)
+    all_samples = [{name: [] for name in programs} for _ in positions]
+    for r in range(a.rounds):
+        k = r % len(names)
+        for pos, samples in zip(positions, all_samples):
             for name in names[k:] + names[:k]:
                 samples[name].append(programs[name](pos))
+        print(f"peers.py: round {r + 1} of {a.rounds} done", file=sys.stderr, flush=True)
+
+    results = []
+    for pos, samples in zip(positions, all_samples):
         speed = {n: [x[0] / x[1] for x in s] for n, s in samples.items()}
         speed_sum = {n: [x[2] / x[3] for x in s] for n, s in samples.items()}
         best_peer = [max(speed[p][r] for p in peers) for r in range(a.rounds)]
