@@ -213,6 +213,18 @@ fn every_kind_is_read_and_compared() {
     }
     assert_eq!(start[4]["credited_nodes"], 197_281);
     assert!(start[4]["samples"][0]["depth_share"].is_null());
+    // Mnps is the median of the runs' own rates (two runs: their mean).
+    for r in start.as_array().unwrap() {
+        let rates: Vec<f64> = r["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["credited_nodes"].as_f64().unwrap() / s["seconds"].as_f64().unwrap() / 1e6)
+            .collect();
+        let want = rates.iter().sum::<f64>() / rates.len() as f64;
+        let mnps = r["mnps"].as_f64().unwrap();
+        assert!((mnps - want).abs() <= 1e-9 * want, "{r}");
+    }
     // Stockfish's start-up run is measured every round.
     assert!(start[5]["samples"][0]["startup_seconds"].is_number());
     assert!(v["programs"][5]["startup_subtracted"].as_bool().unwrap());

@@ -84,7 +84,7 @@ pub struct ProgramResult {
     pub max_seconds: Option<f64>,
     /// Median wall-clock seconds of the whole process.
     pub median_wall_seconds: Option<f64>,
-    /// Millions of credited nodes per median second.
+    /// Median over the runs of millions of credited nodes per second.
     pub mnps: Option<f64>,
     /// Median of its own printed time for the depth asked, if it prints one.
     pub own_median_seconds: Option<f64>,
@@ -197,7 +197,14 @@ fn position_result(run: &VersusRun, p: &PositionRun) -> PositionResult {
             let own: Vec<f64> = samples.iter().filter_map(|s| s.own_seconds).collect();
             let med = median(&secs);
             let credited = samples.last().map(|s| s.credited_nodes);
-            let mnps = med.zip(credited).map(|(s, n)| n as f64 / s / 1e6);
+            // Per run: a peer's runs may be credited differently (depth D's
+            // share, or the sum where its clock gave depth D no time).
+            let rates: Vec<f64> = samples
+                .iter()
+                .filter(|s| s.seconds > 0.0)
+                .map(|s| s.credited_nodes as f64 / s.seconds / 1e6)
+                .collect();
+            let mnps = median(&rates);
             let own_med = median(&own);
             let own_mnps = own_med
                 .zip(samples.first())
@@ -423,7 +430,8 @@ impl VersusReport {
         let st = &self.settings;
         let mut s = format!(
             "{}, interleaved (the order rotates every round); {}, {}{}. Times are {} of whole \
-             processes, start-up included; Mnps = nodes credited per median second.\nRatio = perft's speed / the program's, the median of the per-round \
+             processes, start-up included; Mnps = the median over the runs of nodes credited \
+             per second.\nRatio = perft's speed / the program's, the median of the per-round \
              ratios (range in brackets): above 1, perft is faster.\n",
             plural(st.rounds.into(), "round"),
             plural(st.threads as u128, "thread"),
