@@ -433,6 +433,64 @@ fn stockfish_agrees_and_is_timed() {
     }
 }
 
+/// The order of the runs, as a logging custom peer sees it (the depth
+/// tells the position: start 4, Kiwipete 3): by default each round goes over
+/// every position, so a position's rounds lie a round apart;
+/// `--order positions` runs each position's rounds back to back. The JSON
+/// settings and the text notes name the order.
+#[test]
+fn rounds_go_over_every_position_unless_order_positions() {
+    for (order, runs, note) in [
+        (None, "4 3 4 3 4 3", "each round over every position"),
+        (
+            Some("rounds"),
+            "4 3 4 3 4 3",
+            "each round over every position",
+        ),
+        (
+            Some("positions"),
+            "4 4 4 3 3 3",
+            "each position's rounds back to back",
+        ),
+    ] {
+        let log = write_temp("order.log", "");
+        let log = log.display();
+        let body = format!(
+            r#"counts "$2"; echo "$1" >> '{log}'; echo "depth $1, 12 ms"; echo "$(count_at $1) leaves""#
+        );
+        let custom = format!("log={} {{depth}} \"{{fen}}\"", script("logging", &body));
+        let mut args = vec!["--peer", &custom, "--positions", "start:4,kiwipete:3"];
+        args.extend(["--rounds", "3"]);
+        if let Some(o) = order {
+            args.extend(["--order", o]);
+        }
+        let out = versus(&[&args[..], &["--json"]].concat());
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let v = json_stdout(&out);
+        check_schema(&v);
+        assert_eq!(v["settings"]["order"], order.unwrap_or("rounds"));
+        let seen = std::fs::read_to_string(log.to_string()).unwrap();
+        let seen: Vec<&str> = seen.split_whitespace().collect();
+        assert_eq!(seen.join(" "), runs, "--order {order:?}");
+        for p in v["positions"].as_array().unwrap() {
+            assert_eq!(p["complete"], true);
+            let rounds: Vec<u64> = p["results"][1]["samples"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["round"].as_u64().unwrap())
+                .collect();
+            assert_eq!(rounds, [0, 1, 2]);
+        }
+        let text = versus(&args);
+        assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+        assert!(stdout(&text).contains(note), "{}", stdout(&text));
+    }
+    let bad = versus(&["--peer", "x=true", "--order", "sideways"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("--order"), "{}", stderr(&bad));
+}
+
 /// Ctrl-C (SIGINT) while a peer runs: the peer is killed, what was
 /// measured is printed marked partial, exit 130, and the interrupted peer
 /// is not reported as failed.

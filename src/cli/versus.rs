@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use super::config::parse_seconds;
 use super::output::{busy_machine_warning, timing_warnings, write_json, write_out};
@@ -14,7 +14,7 @@ use super::progress::{Interrupt, ProgressFactory};
 use crate::error::{EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, Error};
 use crate::report::VersusReport;
 use crate::validate::suite as epd;
-use crate::validate::versus::{Peer, VersusPosition, VersusSettings, run_versus};
+use crate::validate::versus::{Peer, VersusOrder, VersusPosition, VersusSettings, run_versus};
 
 /// The positions timed when none are given: the five Chess Programming
 /// Wiki positions at depths Stockfish's `go perft` finishes in about a
@@ -61,6 +61,12 @@ pub struct VersusArgs {
     /// rotating.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub rounds: u32,
+    /// rounds: each round goes over every position, so a position's runs
+    /// lie a round apart and one slow spell of the machine cannot take all
+    /// of them; positions: each position's rounds back to back (its
+    /// figures final sooner).
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = OrderArg::Rounds)]
+    pub order: OrderArg,
     /// Threads for our side (and peers that take a thread count; the
     /// report marks those that cannot).
     #[arg(long, short = 't', value_name = "N", default_value_t = 1)]
@@ -83,6 +89,24 @@ pub struct VersusArgs {
     /// carry on without it.
     #[arg(long, value_name = "SECS", default_value = "300", value_parser = parse_seconds)]
     pub peer_timeout: f64,
+}
+
+/// `--order`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OrderArg {
+    /// Round after round, each over every position.
+    Rounds,
+    /// Position after position, each for all its rounds.
+    Positions,
+}
+
+impl From<OrderArg> for VersusOrder {
+    fn from(o: OrderArg) -> VersusOrder {
+        match o {
+            OrderArg::Rounds => VersusOrder::Rounds,
+            OrderArg::Positions => VersusOrder::Positions,
+        }
+    }
 }
 
 /// Parses `--positions`: `NAME[:DEPTH]` items separated by commas.
@@ -212,6 +236,7 @@ pub fn run_versus_command(args: VersusArgs, quiet: bool) -> Result<u8, Error> {
     };
     let settings = VersusSettings {
         rounds: args.rounds,
+        order: args.order.into(),
         threads: args.threads,
         hash_bytes,
         stats: args.stats,

@@ -17,7 +17,8 @@ use serde::Serialize;
 
 use super::{Header, Warning, plural, thousands, thousands_f1};
 use crate::validate::versus::{
-    Finding, LoadSample, PeerError, PositionRun, ProgramInfo, Sample, VersusRun, VersusSettings,
+    Finding, LoadSample, PeerError, PositionRun, ProgramInfo, Sample, VersusOrder, VersusRun,
+    VersusSettings,
 };
 
 /// The 1-minute load average from which a machine counts as loaded for a
@@ -429,11 +430,16 @@ impl VersusReport {
     fn notes(&self) -> String {
         let st = &self.settings;
         let mut s = format!(
-            "{}, interleaved (the order rotates every round); {}, {}{}. Times are {} of whole \
-             processes, start-up included; Mnps = the median over the runs of nodes credited \
-             per second.\nRatio = perft's speed / the program's, the median of the per-round \
-             ratios (range in brackets): above 1, perft is faster.\n",
+            "{}, interleaved (the order rotates every round){}; {}, {}{}. Times are {} of \
+             whole processes, start-up included; Mnps = the median over the runs of nodes \
+             credited per second.\nRatio = perft's speed / the program's, the median of the \
+             per-round ratios (range in brackets): above 1, perft is faster.\n",
             plural(st.rounds.into(), "round"),
+            match (st.order, st.rounds) {
+                (_, 1) => "",
+                (VersusOrder::Rounds, _) => ", each round over every position",
+                (VersusOrder::Positions, _) => ", each position's rounds back to back",
+            },
             plural(st.threads as u128, "thread"),
             if st.hash_bytes == 0 {
                 "no perft table".to_string()

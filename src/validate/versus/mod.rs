@@ -3,10 +3,14 @@
 //! ([`process`]), started and read according to its kind ([`peer`]).
 //!
 //! [`run_versus`] takes the programs (ours first), the positions and the
-//! settings, and returns every sample: positions one after the other, each
-//! for `rounds` rounds, and in every round each program once, in an order
-//! that rotates from round to round (round 0 starts with ours, so its count
-//! is known before any peer's is read). A peer whose count differs from
+//! settings, and returns every sample. By default ([`VersusOrder::Rounds`])
+//! each round goes over every position in turn, so a position's rounds lie
+//! a whole round apart and a slow spell of the machine (tens of seconds on
+//! a shared one) falls into one of them, not all; [`VersusOrder::Positions`]
+//! runs each position's rounds back to back instead. For each position, in
+//! every round, each program runs once, in an order that rotates from round
+//! to round (round 0 starts with ours, so its count is known before any
+//! peer's is read). A peer whose count differs from
 //! ours is a [`Finding`]; a peer that crashes, hangs past the timeout or
 //! prints what cannot be read is a [`PeerError`] and is left out of the rest
 //! of the run, the other programs carrying on. The statistics (medians,
@@ -107,11 +111,42 @@ impl VersusPosition {
     }
 }
 
+/// In which order a comparison's runs go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VersusOrder {
+    /// Round after round, each over every position: a position's samples
+    /// lie a round apart, so one slow spell of the machine cannot take all
+    /// of them.
+    #[default]
+    Rounds,
+    /// Position after position, each for all its rounds: a position's
+    /// figures are final sooner.
+    Positions,
+}
+
+impl VersusOrder {
+    /// The (round, position index) pairs of a run, in the order they run.
+    pub fn schedule(self, rounds: u32, positions: usize) -> Vec<(u32, usize)> {
+        match self {
+            VersusOrder::Rounds => (0..rounds)
+                .flat_map(|r| (0..positions).map(move |p| (r, p)))
+                .collect(),
+            VersusOrder::Positions => (0..positions)
+                .flat_map(|p| (0..rounds).map(move |r| (r, p)))
+                .collect(),
+        }
+    }
+}
+
 /// How a comparison is run.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct VersusSettings {
     /// Rounds per position.
     pub rounds: u32,
+    /// Rounds over all positions (default), or each position's rounds back
+    /// to back.
+    pub order: VersusOrder,
     /// Threads for our side and for peers that take a thread count.
     pub threads: usize,
     /// Perft table bytes for our side and for peers that have one (0: none).
@@ -125,10 +160,12 @@ pub struct VersusSettings {
 }
 
 impl Default for VersusSettings {
-    /// Like for like: three rounds, one thread, no table, 300 s per run.
+    /// Like for like: three rounds over all positions, one thread, no
+    /// table, 300 s per run.
     fn default() -> VersusSettings {
         VersusSettings {
             rounds: 3,
+            order: VersusOrder::Rounds,
             threads: 1,
             hash_bytes: 0,
             stats: false,
@@ -257,7 +294,8 @@ pub struct VersusRun {
     pub settings: VersusSettings,
     /// The programs, ours first.
     pub programs: Vec<ProgramInfo>,
-    /// Positions measured (a partial run ends with the one interrupted).
+    /// Positions measured, in the order given; a partial run has those
+    /// started before it stopped.
     pub positions: Vec<PositionRun>,
     /// Counts that differ from ours.
     pub findings: Vec<Finding>,
@@ -347,87 +385,94 @@ pub fn run_versus(
         load_after: None,
     };
     let mut failed = vec![false; peers.len()];
-    'positions: for position in positions {
-        let n = peers.len();
-        run.positions.push(PositionRun {
-            position: position.clone(),
-            expected: position.published,
-            samples: vec![Vec::new(); n],
-            complete: false,
+    let n = peers.len();
+    // Where each position's samples go in `run.positions` (pushed when it
+    // first runs, so a stopped run holds only positions started).
+    let mut slot: Vec<Option<usize>> = vec![None; positions.len()];
+    'runs: for (round, p) in settings.order.schedule(settings.rounds, positions.len()) {
+        let position = &positions[p];
+        let at = *slot[p].get_or_insert_with(|| {
+            run.positions.push(PositionRun {
+                position: position.clone(),
+                expected: position.published,
+                samples: vec![Vec::new(); n],
+                complete: false,
+            });
+            run.positions.len() - 1
         });
         let label = format!("{} depth {}", position.name, position.depth);
-        for round in 0..settings.rounds {
-            let shift = round as usize % n;
-            for i in (0..n).map(|k| (k + shift) % n) {
-                if failed[i] {
-                    continue;
-                }
-                if stopped() {
-                    run.complete = false;
-                    break 'positions;
-                }
-                on_run(VersusEvent {
-                    position,
-                    round,
-                    program: &peers[i].name,
-                });
-                let at = run.positions.last_mut().expect("pushed above");
-                let outcome = measure(
-                    &peers[i],
-                    &paths[i],
-                    position,
-                    matching,
-                    at.expected,
-                    &scratch.0,
-                    timeout,
-                    stop,
-                );
-                match outcome {
-                    Ok((out, mut sample)) => {
-                        sample.round = round;
-                        if i == 0 {
-                            at.expected.get_or_insert(out.nodes);
-                        }
-                        at.samples[i].push(sample);
-                        let expected = at.expected.unwrap_or(out.nodes);
-                        let known = run
-                            .findings
-                            .iter()
-                            .any(|f| f.program == peers[i].name && f.position == position.name);
-                        if out.nodes != expected && !known {
-                            run.findings.push(Finding {
-                                program: peers[i].name.clone(),
-                                position: position.name.clone(),
-                                depth: position.depth,
-                                expected,
-                                got: out.nodes,
-                            });
-                        }
+        let shift = round as usize % n;
+        for i in (0..n).map(|k| (k + shift) % n) {
+            if failed[i] {
+                continue;
+            }
+            if stopped() {
+                run.complete = false;
+                break 'runs;
+            }
+            on_run(VersusEvent {
+                position,
+                round,
+                program: &peers[i].name,
+            });
+            let outcome = measure(
+                &peers[i],
+                &paths[i],
+                position,
+                matching,
+                run.positions[at].expected,
+                &scratch.0,
+                timeout,
+                stop,
+            );
+            let at = &mut run.positions[at];
+            match outcome {
+                Ok((out, mut sample)) => {
+                    sample.round = round;
+                    if i == 0 {
+                        at.expected.get_or_insert(out.nodes);
                     }
-                    Err(None) => {
-                        run.complete = false;
-                        break 'positions;
-                    }
-                    Err(Some((kind, message))) => {
-                        if i == 0 {
-                            return Err(VersusError::Ours {
-                                command: paths[0].display().to_string(),
-                                position: label,
-                                message,
-                            });
-                        }
-                        failed[i] = true;
-                        run.errors.push(PeerError {
+                    at.samples[i].push(sample);
+                    let expected = at.expected.unwrap_or(out.nodes);
+                    let known = run
+                        .findings
+                        .iter()
+                        .any(|f| f.program == peers[i].name && f.position == position.name);
+                    if out.nodes != expected && !known {
+                        run.findings.push(Finding {
                             program: peers[i].name.clone(),
-                            position: label.clone(),
-                            kind,
-                            message,
+                            position: position.name.clone(),
+                            depth: position.depth,
+                            expected,
+                            got: out.nodes,
                         });
                     }
                 }
+                Err(None) => {
+                    run.complete = false;
+                    break 'runs;
+                }
+                Err(Some((kind, message))) => {
+                    if i == 0 {
+                        return Err(VersusError::Ours {
+                            command: paths[0].display().to_string(),
+                            position: label,
+                            message,
+                        });
+                    }
+                    failed[i] = true;
+                    run.errors.push(PeerError {
+                        program: peers[i].name.clone(),
+                        position: label.clone(),
+                        kind,
+                        message,
+                    });
+                }
             }
         }
-        run.positions.last_mut().expect("pushed above").complete = true;
+        if round + 1 == settings.rounds {
+            run.positions[at].complete = true;
+        }
     }
     run.load_after = LoadSample::read();
     Ok(run)
@@ -548,4 +593,20 @@ fn crashed(f: &Finished, what: &str) -> (&'static str, String) {
         "crash",
         format!("{what} ended with {}{first}", f.status_text()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VersusOrder;
+
+    #[test]
+    fn schedules_cover_every_round_of_every_position_once_in_their_order() {
+        let rounds = VersusOrder::Rounds.schedule(3, 2);
+        assert_eq!(rounds, [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]);
+        let positions = VersusOrder::Positions.schedule(3, 2);
+        assert_eq!(positions, [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)]);
+        assert!(VersusOrder::Rounds.schedule(0, 5).is_empty());
+        assert!(VersusOrder::Positions.schedule(4, 0).is_empty());
+        assert_eq!(VersusOrder::default(), VersusOrder::Rounds);
+    }
 }
