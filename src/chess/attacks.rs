@@ -262,6 +262,44 @@ static RAYS: ([Bitboard; 64], [Bitboard; 64]) = {
     (rook, bishop)
 };
 
+/// Per square `k`: the union of the bishop rays, and of the rook rays, of
+/// the squares next to `k` (empty board).
+static RING_LINES: ([Bitboard; 64], [Bitboard; 64]) = {
+    let mut diagonal = [Bitboard::EMPTY; 64];
+    let mut orthogonal = [Bitboard::EMPTY; 64];
+    let mut k = 0;
+    while k < 64 {
+        let (file, rank) = ((k % 8) as i32, (k / 8) as i32);
+        let (mut d, mut o) = (0u64, 0u64);
+        let mut df = -1;
+        while df <= 1 {
+            let mut dr = -1;
+            while dr <= 1 {
+                let (f, r) = (file + df, rank + dr);
+                if (df != 0 || dr != 0) && f >= 0 && f < 8 && r >= 0 && r < 8 {
+                    let w = (r * 8 + f) as usize;
+                    d |= slow_slider_attacks(w, 0, false);
+                    o |= slow_slider_attacks(w, 0, true);
+                }
+                dr += 1;
+            }
+            df += 1;
+        }
+        diagonal[k] = Bitboard(d);
+        orthogonal[k] = Bitboard(o);
+        k += 1;
+    }
+    (diagonal, orthogonal)
+};
+
+/// The squares on a diagonal, and on a rank or file, with a square next to
+/// `sq`: the unions of [`bishop_rays`] and of [`rook_rays`] over
+/// [`king_attacks`]`(sq)`.
+#[inline(always)]
+pub fn ring_lines(sq: Square) -> (Bitboard, Bitboard) {
+    (RING_LINES.0[sq.index()], RING_LINES.1[sq.index()])
+}
+
 /// Number of slider table entries: rook squares first, then bishop squares.
 const TABLE_SIZE: usize = 102_400 + 5_248;
 
@@ -488,6 +526,25 @@ pub fn queen_attacks(sq: Square, occ: Bitboard) -> Bitboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ring_lines_are_the_rays_of_the_kings_neighbours() {
+        for k in 0..64 {
+            let k = Square::from_index(k);
+            let (mut diagonal, mut orthogonal) = (Bitboard::EMPTY, Bitboard::EMPTY);
+            for w in king_attacks(k) {
+                diagonal |= bishop_rays(w);
+                orthogonal |= rook_rays(w);
+            }
+            assert_eq!(ring_lines(k), (diagonal, orthogonal), "{k:?}");
+        }
+        // a1's neighbours a2, b1 and b2: b2's diagonal holds a1 and h8, no
+        // neighbour's diagonal reaches e1; b1's file holds b8.
+        let sq = Square::from_index;
+        let (d, o) = ring_lines(sq(0));
+        assert!(d.contains(sq(0)) && d.contains(sq(63)) && !d.contains(sq(4)));
+        assert!(o.contains(sq(0)) && o.contains(sq(57)) && !o.contains(sq(63)));
+    }
 
     #[test]
     fn set_wise_fills_equal_the_union_of_lookups() {

@@ -37,7 +37,7 @@
 use std::marker::PhantomData;
 
 use crate::chess::attacks::{
-    between, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_rays,
+    between, bishop_rays, king_attacks, knight_attacks, pawn_attacks, ring_lines, rook_rays,
 };
 use crate::chess::bitboard::Bitboard;
 use crate::chess::cpu::Cpu;
@@ -186,8 +186,11 @@ impl Replies {
         }
         debug_assert_eq!(attacked, attacks_by::<C, S>(cpu, pos, occ_k) & watched);
 
-        let (mut diagonal_lines, mut orthogonal_lines) = (Bitboard::EMPTY, Bitboard::EMPTY);
-        for w in watched {
+        // The lines of the whole ring (a superset of the zone's: a lookup
+        // that finds no watched square is only wasted), from a table, and
+        // those of the castling paths' squares.
+        let (mut diagonal_lines, mut orthogonal_lines) = ring_lines(king);
+        for w in watched & !ring {
             diagonal_lines |= bishop_rays(w);
             orthogonal_lines |= rook_rays(w);
         }
