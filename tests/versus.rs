@@ -491,6 +491,59 @@ fn rounds_go_over_every_position_unless_order_positions() {
     assert!(stderr(&bad).contains("--order"), "{}", stderr(&bad));
 }
 
+/// Ctrl-C in the first round's second position, with two rounds: the
+/// report holds both positions, neither complete (each has one round of
+/// two), the first with both programs' samples, the second with ours only.
+#[test]
+fn ctrl_c_in_a_later_position_keeps_the_rounds_before() {
+    let body = r#"counts "$2"; [ "$1" = 3 ] && exec sleep 60; echo "depth $1, 12 ms"; echo "$(count_at $1) leaves""#;
+    let custom = format!(
+        "late={} {{depth}} \"{{fen}}\"",
+        script("hang-on-kiwipete", body)
+    );
+    let child = std::process::Command::new(crate::common::perft_bin())
+        .args([
+            "versus",
+            "--peer",
+            &custom,
+            "--positions",
+            "start:4,kiwipete:3",
+            "--rounds",
+            "2",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let v = json_stdout(&out);
+    check_schema(&v);
+    assert_eq!(v["complete"], false);
+    let positions = v["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), 2, "both positions started");
+    let samples = |p: usize, prog: usize| {
+        positions[p]["results"][prog]["samples"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!(positions[0]["complete"], false, "one round of two");
+    assert_eq!((samples(0, 0), samples(0, 1)), (1, 1));
+    // Published: start position perft 4 = 197,281; Kiwipete perft 3 = 97,862.
+    assert_eq!(positions[0]["results"][1]["samples"][0]["nodes"], 197_281);
+    assert_eq!(positions[1]["complete"], false);
+    assert_eq!((samples(1, 0), samples(1, 1)), (1, 0));
+    assert_eq!(positions[1]["nodes"], 97_862);
+}
+
 /// Ctrl-C (SIGINT) while a peer runs: the peer is killed, what was
 /// measured is printed marked partial, exit 130, and the interrupted peer
 /// is not reported as failed.
