@@ -491,6 +491,25 @@ fn rounds_go_over_every_position_unless_order_positions() {
     assert!(stderr(&bad).contains("--order"), "{}", stderr(&bad));
 }
 
+/// Runs `perft versus ARGS`, sends it SIGINT (Ctrl-C) after `wait_ms`
+/// and returns what it printed.
+fn interrupted_versus(args: &[&str], wait_ms: u64) -> std::process::Output {
+    let child = std::process::Command::new(crate::common::perft_bin())
+        .arg("versus")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    child.wait_with_output().unwrap()
+}
+
 /// Ctrl-C in the first round's second position, with two rounds: the
 /// report holds both positions, neither complete (each has one round of
 /// two), the first with both programs' samples, the second with ours only.
@@ -501,28 +520,13 @@ fn ctrl_c_in_a_later_position_keeps_the_rounds_before() {
         "late={} {{depth}} \"{{fen}}\"",
         script("hang-on-kiwipete", body)
     );
-    let child = std::process::Command::new(crate::common::perft_bin())
-        .args([
-            "versus",
-            "--peer",
-            &custom,
-            "--positions",
-            "start:4,kiwipete:3",
-            "--rounds",
-            "2",
-            "--json",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(2000));
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let out = child.wait_with_output().unwrap();
+    let args = [
+        "--peer",
+        custom.as_str(),
+        "--positions",
+        "start:4,kiwipete:3",
+    ];
+    let out = interrupted_versus(&[&args[..], &["--rounds", "2", "--json"]].concat(), 2000);
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     let v = json_stdout(&out);
     check_schema(&v);
@@ -551,28 +555,14 @@ fn ctrl_c_in_a_later_position_keeps_the_rounds_before() {
 fn ctrl_c_prints_the_partial_report_and_exits_130() {
     let q = fake_qperft("qperft", 0);
     let hang = script("hang-long", "exec sleep 60");
-    let child = std::process::Command::new(crate::common::perft_bin())
-        .args([
-            "versus",
-            &format!("qperft={q}"),
-            &format!("hqperft={hang}"),
-            "--positions",
-            "start:3,kiwipete:3",
-            "--rounds",
-            "1",
-            "--json",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let out = child.wait_with_output().unwrap();
+    let (q, hang) = (format!("qperft={q}"), format!("hqperft={hang}"));
+    let args = [
+        q.as_str(),
+        hang.as_str(),
+        "--positions",
+        "start:3,kiwipete:3",
+    ];
+    let out = interrupted_versus(&[&args[..], &["--rounds", "1", "--json"]].concat(), 1500);
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     let v = json_stdout(&out);
     check_schema(&v);
