@@ -103,7 +103,7 @@ static KNIGHT: [Bitboard; 64] = leaper_table(&[
     (-2, 1),
     (-1, 2),
 ]);
-static KING: [Bitboard; 64] = leaper_table(&[
+const KING_DELTAS: [(i8, i8); 8] = [
     (1, 0),
     (1, 1),
     (0, 1),
@@ -112,7 +112,8 @@ static KING: [Bitboard; 64] = leaper_table(&[
     (-1, -1),
     (0, -1),
     (1, -1),
-]);
+];
+static KING: [Bitboard; 64] = leaper_table(&KING_DELTAS);
 static PAWN: [[Bitboard; 64]; 2] = [
     leaper_table(&[(-1, 1), (1, 1)]),
     leaper_table(&[(-1, -1), (1, -1)]),
@@ -265,28 +266,18 @@ static RAYS: ([Bitboard; 64], [Bitboard; 64]) = {
 /// Per square `k`: the union of the bishop rays, and of the rook rays, of
 /// the squares next to `k` (empty board).
 static RING_LINES: ([Bitboard; 64], [Bitboard; 64]) = {
+    let ring = leaper_table(&KING_DELTAS);
     let mut diagonal = [Bitboard::EMPTY; 64];
     let mut orthogonal = [Bitboard::EMPTY; 64];
     let mut k = 0;
     while k < 64 {
-        let (file, rank) = ((k % 8) as i32, (k / 8) as i32);
-        let (mut d, mut o) = (0u64, 0u64);
-        let mut df = -1;
-        while df <= 1 {
-            let mut dr = -1;
-            while dr <= 1 {
-                let (f, r) = (file + df, rank + dr);
-                if (df != 0 || dr != 0) && f >= 0 && f < 8 && r >= 0 && r < 8 {
-                    let w = (r * 8 + f) as usize;
-                    d |= slow_slider_attacks(w, 0, false);
-                    o |= slow_slider_attacks(w, 0, true);
-                }
-                dr += 1;
-            }
-            df += 1;
+        let mut next = ring[k].0;
+        while next != 0 {
+            let w = next.trailing_zeros() as usize;
+            diagonal[k].0 |= slow_slider_attacks(w, 0, false);
+            orthogonal[k].0 |= slow_slider_attacks(w, 0, true);
+            next &= next - 1;
         }
-        diagonal[k] = Bitboard(d);
-        orthogonal[k] = Bitboard(o);
         k += 1;
     }
     (diagonal, orthogonal)

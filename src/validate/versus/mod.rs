@@ -127,6 +127,8 @@ pub enum VersusOrder {
 
 impl VersusOrder {
     /// The (round, position index) pairs of a run, in the order they run.
+    /// Either order reaches the positions first in their own order
+    /// ([`run_versus`] relies on it).
     pub fn schedule(self, rounds: u32, positions: usize) -> Vec<(u32, usize)> {
         match self {
             VersusOrder::Rounds => (0..rounds)
@@ -386,20 +388,19 @@ pub fn run_versus(
     };
     let mut failed = vec![false; peers.len()];
     let n = peers.len();
-    // Where each position's samples go in `run.positions` (pushed when it
-    // first runs, so a stopped run holds only positions started).
-    let mut slot: Vec<Option<usize>> = vec![None; positions.len()];
-    'runs: for (round, p) in settings.order.schedule(settings.rounds, positions.len()) {
-        let position = &positions[p];
-        let at = *slot[p].get_or_insert_with(|| {
+    'runs: for (round, at) in settings.order.schedule(settings.rounds, positions.len()) {
+        let position = &positions[at];
+        // Either order reaches the positions first in the order given: each
+        // is pushed when it first runs, so a stopped run holds only
+        // positions started, at their own index.
+        if at == run.positions.len() {
             run.positions.push(PositionRun {
                 position: position.clone(),
                 expected: position.published,
                 samples: vec![Vec::new(); n],
                 complete: false,
             });
-            run.positions.len() - 1
-        });
+        }
         let label = format!("{} depth {}", position.name, position.depth);
         let shift = round as usize % n;
         for i in (0..n).map(|k| (k + shift) % n) {
@@ -608,5 +609,15 @@ mod tests {
         assert!(VersusOrder::Rounds.schedule(0, 5).is_empty());
         assert!(VersusOrder::Positions.schedule(4, 0).is_empty());
         assert_eq!(VersusOrder::default(), VersusOrder::Rounds);
+        // Positions are first reached in their own order.
+        for order in [VersusOrder::Rounds, VersusOrder::Positions] {
+            let mut first = Vec::new();
+            for (_, p) in order.schedule(4, 5) {
+                if !first.contains(&p) {
+                    first.push(p);
+                }
+            }
+            assert_eq!(first, [0, 1, 2, 3, 4], "{order:?}");
+        }
     }
 }
