@@ -93,7 +93,7 @@ const fn leaper_table(deltas: &[(i8, i8)]) -> [Bitboard; 64] {
     table
 }
 
-static KNIGHT: [Bitboard; 64] = leaper_table(&[
+const KNIGHT: [Bitboard; 64] = leaper_table(&[
     (1, 2),
     (2, 1),
     (2, -1),
@@ -113,8 +113,8 @@ const KING_DELTAS: [(i8, i8); 8] = [
     (0, -1),
     (1, -1),
 ];
-static KING: [Bitboard; 64] = leaper_table(&KING_DELTAS);
-static PAWN: [[Bitboard; 64]; 2] = [
+const KING: [Bitboard; 64] = leaper_table(&KING_DELTAS);
+const PAWN: [[Bitboard; 64]; 2] = [
     leaper_table(&[(-1, 1), (1, 1)]),
     leaper_table(&[(-1, -1), (1, -1)]),
 ];
@@ -153,50 +153,85 @@ const fn geometry() -> ([[Bitboard; 64]; 64], [[Bitboard; 64]; 64]) {
     (between, line)
 }
 
-static GEOMETRY: ([[Bitboard; 64]; 64], [[Bitboard; 64]; 64]) = geometry();
+const GEOMETRY: ([[Bitboard; 64]; 64], [[Bitboard; 64]; 64]) = geometry();
+
+/// Every table the counting hot path reads, in one static. Position-
+/// independent code reaches a static through an address it first loads
+/// relative to the instruction pointer; with nine statics the leaf parent's
+/// code could not keep nine such addresses in registers and loaded them
+/// again at some 1,600 sites. One static needs one address, and each table
+/// is a constant offset from it.
+#[repr(C)]
+struct Tables {
+    knight: [Bitboard; 64],
+    king: [Bitboard; 64],
+    pawn: [[Bitboard; 64]; 2],
+    rays: ([Bitboard; 64], [Bitboard; 64]),
+    ring_lines: ([Bitboard; 64], [Bitboard; 64]),
+    #[cfg(target_arch = "x86_64")]
+    pext_infos: [(u64, u64); 128],
+    geometry: ([[Bitboard; 64]; 64], [[Bitboard; 64]; 64]),
+    #[cfg(target_arch = "x86_64")]
+    pext: [Bitboard; TABLE_SIZE],
+}
+
+// 107,648 slider entries of const evaluation: expected, not a runaway loop.
+#[allow(long_running_const_eval)]
+static TABLES: Tables = Tables {
+    knight: KNIGHT,
+    king: KING,
+    pawn: PAWN,
+    rays: RAYS,
+    ring_lines: RING_LINES,
+    #[cfg(target_arch = "x86_64")]
+    pext_infos: pext::PEXT_INFOS,
+    geometry: GEOMETRY,
+    #[cfg(target_arch = "x86_64")]
+    pext: slider_table(true),
+};
 
 /// Squares a knight on `sq` attacks.
 #[inline(always)]
 pub fn knight_attacks(sq: Square) -> Bitboard {
-    KNIGHT[sq.index()]
+    TABLES.knight[sq.index()]
 }
 
 /// Squares a king on `sq` attacks.
 #[inline(always)]
 pub fn king_attacks(sq: Square) -> Bitboard {
-    KING[sq.index()]
+    TABLES.king[sq.index()]
 }
 
 /// Squares a pawn of `color` on `sq` attacks (captures towards).
 #[inline(always)]
 pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
-    PAWN[color.index()][sq.index()]
+    TABLES.pawn[color.index()][sq.index()]
 }
 
 /// Squares strictly between `a` and `b` if they share a rank, file or diagonal;
 /// empty otherwise.
 #[inline(always)]
 pub fn between(a: Square, b: Square) -> Bitboard {
-    GEOMETRY.0[a.index()][b.index()]
+    TABLES.geometry.0[a.index()][b.index()]
 }
 
 /// The whole line (edge to edge) through `a` and `b` if they are aligned;
 /// empty otherwise or if `a == b`.
 #[inline(always)]
 pub fn line(a: Square, b: Square) -> Bitboard {
-    GEOMETRY.1[a.index()][b.index()]
+    TABLES.geometry.1[a.index()][b.index()]
 }
 
 /// Rook rays from `sq` on an empty board.
 #[inline(always)]
 pub fn rook_rays(sq: Square) -> Bitboard {
-    RAYS.0[sq.index()]
+    TABLES.rays.0[sq.index()]
 }
 
 /// Bishop rays from `sq` on an empty board.
 #[inline(always)]
 pub fn bishop_rays(sq: Square) -> Bitboard {
-    RAYS.1[sq.index()]
+    TABLES.rays.1[sq.index()]
 }
 
 /// One direction of a set-wise slider fill (Kogge-Stone): the squares the
@@ -251,7 +286,7 @@ pub fn bishop_attacks_from_set(from: Bitboard, occ: Bitboard) -> Bitboard {
     )
 }
 
-static RAYS: ([Bitboard; 64], [Bitboard; 64]) = {
+const RAYS: ([Bitboard; 64], [Bitboard; 64]) = {
     let mut rook = [Bitboard::EMPTY; 64];
     let mut bishop = [Bitboard::EMPTY; 64];
     let mut sq = 0;
@@ -265,7 +300,7 @@ static RAYS: ([Bitboard; 64], [Bitboard; 64]) = {
 
 /// Per square `k`: the union of the bishop rays, and of the rook rays, of
 /// the squares next to `k` (empty board).
-static RING_LINES: ([Bitboard; 64], [Bitboard; 64]) = {
+const RING_LINES: ([Bitboard; 64], [Bitboard; 64]) = {
     let ring = leaper_table(&KING_DELTAS);
     let mut diagonal = [Bitboard::EMPTY; 64];
     let mut orthogonal = [Bitboard::EMPTY; 64];
@@ -288,7 +323,10 @@ static RING_LINES: ([Bitboard; 64], [Bitboard; 64]) = {
 /// [`king_attacks`]`(sq)`.
 #[inline(always)]
 pub fn ring_lines(sq: Square) -> (Bitboard, Bitboard) {
-    (RING_LINES.0[sq.index()], RING_LINES.1[sq.index()])
+    (
+        TABLES.ring_lines.0[sq.index()],
+        TABLES.ring_lines.1[sq.index()],
+    )
 }
 
 /// Number of slider table entries: rook squares first, then bishop squares.
@@ -416,13 +454,9 @@ pub mod magic {
 pub mod pext {
     use super::*;
 
-    // 107,648 entries of const evaluation: expected, not a runaway loop.
-    #[allow(long_running_const_eval)]
-    static TABLE: [Bitboard; TABLE_SIZE] = slider_table(true);
-
     /// `(mask, offset)` per slider and square: 16 bytes, half the stride of
     /// the shared parameters (measured: fewer instructions per lookup).
-    static PEXT_INFOS: [(u64, u64); 128] = {
+    pub(super) const PEXT_INFOS: [(u64, u64); 128] = {
         let infos = slider_infos();
         let mut out = [(0u64, 0u64); 128];
         let mut i = 0;
@@ -438,14 +472,15 @@ pub mod pext {
     #[inline(always)]
     #[allow(unsafe_code)]
     unsafe fn lookup(i: usize, occ: Bitboard) -> Bitboard {
-        let (mask, offset) = PEXT_INFOS[i];
+        let (mask, offset) = TABLES.pext_infos[i];
         // SAFETY: the caller guarantees BMI2 (PEXT) is available.
         let index =
             offset as usize + unsafe { core::arch::x86_64::_pext_u64(occ.0, mask) } as usize;
         // SAFETY: PEXT with a mask of b bits is below 2^b, and slider_infos
-        // gives square i the slots offset..offset + 2^b, all inside TABLE (the
-        // last offset + 2^b is TABLE_SIZE, asserted in slider_infos).
-        unsafe { *TABLE.get_unchecked(index) }
+        // gives square i the slots offset..offset + 2^b, all inside
+        // TABLES.pext (the last offset + 2^b is TABLE_SIZE, asserted in
+        // slider_infos).
+        unsafe { *TABLES.pext.get_unchecked(index) }
     }
 
     /// Rook attacks from `sq` given the occupancy `occ`.
