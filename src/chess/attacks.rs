@@ -93,7 +93,7 @@ const fn leaper_table(deltas: &[(i8, i8)]) -> [Bitboard; 64] {
     table
 }
 
-const KNIGHT: [Bitboard; 64] = leaper_table(&[
+const KNIGHT_DELTAS: [(i8, i8); 8] = [
     (1, 2),
     (2, 1),
     (2, -1),
@@ -102,7 +102,7 @@ const KNIGHT: [Bitboard; 64] = leaper_table(&[
     (-2, -1),
     (-2, 1),
     (-1, 2),
-]);
+];
 const KING_DELTAS: [(i8, i8); 8] = [
     (1, 0),
     (1, 1),
@@ -112,11 +112,6 @@ const KING_DELTAS: [(i8, i8); 8] = [
     (-1, -1),
     (0, -1),
     (1, -1),
-];
-const KING: [Bitboard; 64] = leaper_table(&KING_DELTAS);
-const PAWN: [[Bitboard; 64]; 2] = [
-    leaper_table(&[(-1, 1), (1, 1)]),
-    leaper_table(&[(-1, -1), (1, -1)]),
 ];
 
 /// `(between, line)` for every pair of squares.
@@ -153,14 +148,14 @@ const fn geometry() -> ([[Bitboard; 64]; 64], [[Bitboard; 64]; 64]) {
     (between, line)
 }
 
-const GEOMETRY: ([[Bitboard; 64]; 64], [[Bitboard; 64]; 64]) = geometry();
-
 /// Every table the counting hot path reads, in one static. Position-
-/// independent code reaches a static through an address it first loads
-/// relative to the instruction pointer; with nine statics the leaf parent's
-/// code could not keep nine such addresses in registers and loaded them
-/// again at some 1,600 sites. One static needs one address, and each table
-/// is a constant offset from it.
+/// independent code computes a static's address relative to the instruction
+/// pointer before it can load from it; with a static per table the two
+/// leaf-parent functions could not keep eight such addresses in registers
+/// and computed them again at 444 and 440 sites. One static needs one
+/// address, and each table is a constant offset from it (161 and 245 sites
+/// left). The tables are built here and nowhere else, so no second copy of
+/// one can be read by mistake.
 #[repr(C)]
 struct Tables {
     knight: [Bitboard; 64],
@@ -178,14 +173,17 @@ struct Tables {
 // 107,648 slider entries of const evaluation: expected, not a runaway loop.
 #[allow(long_running_const_eval)]
 static TABLES: Tables = Tables {
-    knight: KNIGHT,
-    king: KING,
-    pawn: PAWN,
-    rays: RAYS,
-    ring_lines: RING_LINES,
+    knight: leaper_table(&KNIGHT_DELTAS),
+    king: leaper_table(&KING_DELTAS),
+    pawn: [
+        leaper_table(&[(-1, 1), (1, 1)]),
+        leaper_table(&[(-1, -1), (1, -1)]),
+    ],
+    rays: rays(),
+    ring_lines: ring_lines_table(),
     #[cfg(target_arch = "x86_64")]
-    pext_infos: pext::PEXT_INFOS,
-    geometry: GEOMETRY,
+    pext_infos: pext::pext_infos(),
+    geometry: geometry(),
     #[cfg(target_arch = "x86_64")]
     pext: slider_table(true),
 };
@@ -286,7 +284,8 @@ pub fn bishop_attacks_from_set(from: Bitboard, occ: Bitboard) -> Bitboard {
     )
 }
 
-const RAYS: ([Bitboard; 64], [Bitboard; 64]) = {
+/// `(rook, bishop)` rays of every square on an empty board.
+const fn rays() -> ([Bitboard; 64], [Bitboard; 64]) {
     let mut rook = [Bitboard::EMPTY; 64];
     let mut bishop = [Bitboard::EMPTY; 64];
     let mut sq = 0;
@@ -296,11 +295,11 @@ const RAYS: ([Bitboard; 64], [Bitboard; 64]) = {
         sq += 1;
     }
     (rook, bishop)
-};
+}
 
 /// Per square `k`: the union of the bishop rays, and of the rook rays, of
 /// the squares next to `k` (empty board).
-const RING_LINES: ([Bitboard; 64], [Bitboard; 64]) = {
+const fn ring_lines_table() -> ([Bitboard; 64], [Bitboard; 64]) {
     let ring = leaper_table(&KING_DELTAS);
     let mut diagonal = [Bitboard::EMPTY; 64];
     let mut orthogonal = [Bitboard::EMPTY; 64];
@@ -316,7 +315,7 @@ const RING_LINES: ([Bitboard; 64], [Bitboard; 64]) = {
         k += 1;
     }
     (diagonal, orthogonal)
-};
+}
 
 /// The squares on a diagonal, and on a rank or file, with a square next to
 /// `sq`: the unions of [`bishop_rays`] and of [`rook_rays`] over
@@ -456,7 +455,7 @@ pub mod pext {
 
     /// `(mask, offset)` per slider and square: 16 bytes, half the stride of
     /// the shared parameters (measured: fewer instructions per lookup).
-    pub(super) const PEXT_INFOS: [(u64, u64); 128] = {
+    pub(super) const fn pext_infos() -> [(u64, u64); 128] {
         let infos = slider_infos();
         let mut out = [(0u64, 0u64); 128];
         let mut i = 0;
@@ -465,7 +464,7 @@ pub mod pext {
             i += 1;
         }
         out
-    };
+    }
 
     /// # Safety
     /// The CPU must have BMI2.
