@@ -143,10 +143,6 @@ struct Footprint {
     /// `O`'s king area: its king's square, the squares next to it that its
     /// pieces leave free, and the squares a possible castling crosses.
     area: Bitboard,
-    /// Whether [`Children::tier`] counts checks: `S` has at most
-    /// [`TIER_CHECK_SLIDERS`] sliders (with more, the attack map of its
-    /// pieces costs more than the child's own count).
-    check_tier: bool,
 }
 
 impl Footprint {
@@ -323,8 +319,6 @@ impl Footprint {
         shortcut.footprint.king = king_zone;
         shortcut.footprint.ep = ep;
         shortcut.footprint.area = area;
-        shortcut.footprint.check_tier =
-            (diagonal_sliders | orthogonal_sliders).len() <= TIER_CHECK_SLIDERS;
         shortcut.footprint.complete = [
             true,
             true,
@@ -367,9 +361,6 @@ fn slider_lines(
     }
     lines
 }
-
-/// The most sliders `S` may have for [`Children::tier`] to count a check.
-const TIER_CHECK_SLIDERS: u32 = 2;
 
 /// Room for `O`'s unpinned sliders, a queen counted twice (diagonal and
 /// orthogonal): 9 queens, 2 rooks and 2 bishops make 22.
@@ -467,55 +458,6 @@ impl Mobility {
         u64::from(n)
     }
 
-    /// The moves of `O`'s unpinned pieces other than its king onto
-    /// `answers` (a checker's square and the squares between it and `O`'s
-    /// king) after `S` moves a piece from `from` to `to` (taking what
-    /// stands there), when `O`'s pins are those of `P`. Sliders whose
-    /// attack sets hold neither square keep them; no en-passant capture
-    /// exists (not after a double push).
-    #[inline(always)]
-    fn evasions<C: Cpu, S: Side>(
-        &self,
-        cpu: C,
-        from: Bitboard,
-        to: Bitboard,
-        answers: Bitboard,
-    ) -> u32 {
-        let occ = (self.occ ^ from) | to;
-        let moved = from | to;
-        let mut n = 0;
-        for &(sq, orthogonal, attacks) in &self.sliders[..self.len] {
-            if to.contains(sq) {
-                continue;
-            }
-            let attacks = if (attacks & moved).nonempty() {
-                if orthogonal {
-                    cpu.rook_attacks(sq, occ)
-                } else {
-                    cpu.bishop_attacks(sq, occ)
-                }
-            } else {
-                attacks
-            };
-            n += (attacks & answers).len();
-        }
-        for sq in self.knights & !to {
-            n += (knight_attacks(sq) & answers).len();
-        }
-        // The checker is the only occupied square of `answers`.
-        let pawns = self.pawns & !to;
-        let empty = !occ;
-        let single = <S::Other as Side>::up(pawns) & empty;
-        let double = <S::Other as Side>::up(single & <S::Other as Side>::RANK_3) & empty & answers;
-        let single = single & answers;
-        let captures = answers & occ;
-        let west = <S::Other as Side>::up_west(pawns) & captures;
-        let east = <S::Other as Side>::up_east(pawns) & captures;
-        let last = <S::Other as Side>::RANK_8;
-        let promotions = (single & last).len() + (west & last).len() + (east & last).len();
-        n + single.len() + double.len() + west.len() + east.len() + 3 * promotions
-    }
-
     /// `O`'s reply count after `S` captures on `to` (an unpinned piece of
     /// `O` that is not a castling rook) from `from`, minus the count in
     /// `P`: the victim's moves go, `O`'s sliders that saw `from` or `to`
@@ -606,43 +548,27 @@ pub(crate) fn perft2_with<C: Cpu, S: Side>(cpu: C, pos: &Position, scratch: &mut
 fn perft2_inline<C: Cpu, S: Side>(cpu: C, pos: &Position, shortcut: &mut Shortcut) -> u64 {
     let info = NodeInfo::new::<S>(pos);
     let mut nodes = 0;
-    // In check every move is made (see the module notes): no shortcut.
+    // In check every move is made (see the module notes). One call site for
+    // both cases: the generator and the children's code inlined once, not
+    // a second time for the in-check case.
     let shortcut = if info.checkers.nonempty() {
         None
     } else {
         shortcut.fill::<C, S>(cpu, pos);
         Some(&*shortcut)
     };
-    // The king tier's check counting compiled in only where it is used
-    // (`Footprint::check_tier`): without it, the code the other leaf
-    // parents run is the same as before it existed.
-    if shortcut.is_some_and(|s| s.footprint.check_tier) {
-        movegen::generate_with_info::<C, S, _>(
+    movegen::generate_with_info::<C, S, _>(
+        cpu,
+        pos,
+        &info,
+        &mut Children::<C, S> {
             cpu,
             pos,
-            &info,
-            &mut Children::<C, S, true> {
-                cpu,
-                pos,
-                shortcut,
-                nodes: &mut nodes,
-                side: PhantomData,
-            },
-        );
-    } else {
-        movegen::generate_with_info::<C, S, _>(
-            cpu,
-            pos,
-            &info,
-            &mut Children::<C, S, false> {
-                cpu,
-                pos,
-                shortcut,
-                nodes: &mut nodes,
-                side: PhantomData,
-            },
-        );
-    }
+            shortcut,
+            nodes: &mut nodes,
+            side: PhantomData,
+        },
+    );
     nodes
 }
 
@@ -708,7 +634,6 @@ impl Shortcut {
             complete: [false; 6],
             lines: Bitboard::EMPTY,
             area: Bitboard::EMPTY,
-            check_tier: false,
         },
         mobility: Mobility {
             sliders: [(Square::from_index(0), false, Bitboard::EMPTY); MAX_SLIDERS],
@@ -732,7 +657,7 @@ impl Shortcut {
 /// The leaf parent's moves: counted as `base` when outside the footprint,
 /// as `base` plus a mobility delta when outside its king zone, made and
 /// counted otherwise.
-struct Children<'a, C, S, const CHECK_TIER: bool> {
+struct Children<'a, C, S> {
     cpu: C,
     pos: &'a Position,
     shortcut: Option<&'a Shortcut>,
@@ -740,7 +665,7 @@ struct Children<'a, C, S, const CHECK_TIER: bool> {
     side: PhantomData<S>,
 }
 
-impl<C: Cpu, S: Side, const CHECK_TIER: bool> Children<'_, C, S, CHECK_TIER> {
+impl<C: Cpu, S: Side> Children<'_, C, S> {
     /// `O`'s king square, the same in every child (`S` moves).
     #[inline(always)]
     fn o_king(&self) -> Square {
@@ -866,16 +791,12 @@ impl<C: Cpu, S: Side, const CHECK_TIER: bool> Children<'_, C, S, CHECK_TIER> {
 
     /// The reply count after a move of `piece` from `from` to `to` that
     /// must otherwise be made (it is in the king zone), counted without a
-    /// make when it leaves `O`'s pins as they are (no pinner moved or
-    /// taken, no pin line entered or left, no new pin) and `O` has no
-    /// castling right: `O`'s king moves are counted against `S`'s attacks
-    /// after the move. Without a check, the rest is the passed position's
-    /// count of `O`'s other pieces plus the mobility delta. With a single
-    /// check, it is the moves of `O`'s unpinned pieces onto the checker or
-    /// between it and the king ([`Mobility::evasions`]; a pinned piece
-    /// cannot answer a check, its pin line and the check's meet only at the
-    /// king); with a double check, nothing else. Not for promotions, double
-    /// pushes, castling or en passant. `None`: make it.
+    /// make when it gives no check, leaves `O`'s pins as they are (no
+    /// pinner moved or taken, no pin line entered or left, no new pin) and
+    /// `O` has no castling right: `O`'s king moves are counted against
+    /// `S`'s attacks after the move, and the rest is the passed position's
+    /// count of `O`'s other pieces plus the mobility delta. Not for
+    /// promotions, double pushes, castling or en passant. `None`: make it.
     #[inline(always)]
     fn tier(&self, piece: Piece, from: Square, to: Square) -> Option<u64> {
         let s = self.shortcut?;
@@ -883,10 +804,7 @@ impl<C: Cpu, S: Side, const CHECK_TIER: bool> Children<'_, C, S, CHECK_TIER> {
         let fp = &s.footprint;
         let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
         let moved = from_bb | to_bb;
-        // A move to a square that checks O's king: counted here only when
-        // the footprint says so (see `check_replies`).
-        let direct = fp.checks.of(piece).contains(to);
-        if (moved & fp.pin_lines).nonempty() || (direct && !CHECK_TIER) {
+        if (moved & fp.pin_lines).nonempty() || fp.checks.of(piece).contains(to) {
             return None;
         }
         let pos = self.pos;
@@ -905,15 +823,9 @@ impl<C: Cpu, S: Side, const CHECK_TIER: bool> Children<'_, C, S, CHECK_TIER> {
         let (bishops, rooks, queens) = (kind(Piece::Bishop), kind(Piece::Rook), kind(Piece::Queen));
         let (diagonal, orthogonal) = (bishops | queens, rooks | queens);
         let king = pos.king(o);
-        // A knight's or pawn's check on `to`; a slider's is found on the
-        // lines (the squares it checks from lie on them).
-        let leaper_check = if direct && matches!(piece, Piece::Knight | Piece::Pawn) {
-            to_bb
-        } else {
-            Bitboard::EMPTY
-        };
-        // Off the king's lines, a move gives no check from a slider and
-        // leaves the xray as it is.
+        // Off the king's lines, a move gives no check from a slider (a
+        // knight's or pawn's check was ruled out above) and leaves the
+        // xray as it is.
         if (moved & fp.lines).nonempty() {
             // A slider's check, from the moved piece or uncovered. Pins:
             // the sliders seen through one piece of O must be the same. Per
@@ -929,22 +841,12 @@ impl<C: Cpu, S: Side, const CHECK_TIER: bool> Children<'_, C, S, CHECK_TIER> {
                 checkers.0 |= sniper.bitboard().0 & u64::from(b == 0).wrapping_neg();
                 xray.0 |= sniper.bitboard().0 & one.wrapping_neg();
             }
-            if xray != fp.xray {
+            if checkers.nonempty() || xray != fp.xray {
                 return None;
             }
-            let checkers = checkers | leaper_check;
-            if checkers.nonempty() {
-                return if CHECK_TIER {
-                    Some(self.check_replies(s, piece, from, to, checkers))
-                } else {
-                    None
-                };
-            }
-        } else if CHECK_TIER && leaper_check.nonempty() {
-            return Some(self.check_replies(s, piece, from, to, leaper_check));
         }
         // O's king: its squares against S's attacks after the move.
-        let king_occ = occ ^ king.bitboard();
+        let occ = occ ^ king.bitboard();
         let mut attacked = S::up_west(pawns) | S::up_east(pawns);
         let s_king = if piece == Piece::King {
             to
@@ -956,10 +858,10 @@ impl<C: Cpu, S: Side, const CHECK_TIER: bool> Children<'_, C, S, CHECK_TIER> {
             attacked |= knight_attacks(sq);
         }
         for sq in diagonal {
-            attacked |= cpu.bishop_attacks(sq, king_occ);
+            attacked |= cpu.bishop_attacks(sq, occ);
         }
         for sq in orthogonal {
-            attacked |= cpu.rook_attacks(sq, king_occ);
+            attacked |= cpu.rook_attacks(sq, occ);
         }
         let king_moves = (king_attacks(king) & !them & !attacked).len();
         // A pinned piece cannot be taken here: by its pinner the move
@@ -970,68 +872,6 @@ impl<C: Cpu, S: Side, const CHECK_TIER: bool> Children<'_, C, S, CHECK_TIER> {
             s.mobility.delta::<C, S>(cpu, moved)
         };
         Some((pieces as i64 + delta) as u64 + u64::from(king_moves))
-    }
-
-    /// [`Children::tier`]'s count for a move that checks `O`'s king
-    /// (`checkers`, in the child), `O`'s pins unchanged: `O`'s king moves
-    /// against `S`'s attacks after the move and, for a single check, the
-    /// moves of `O`'s unpinned pieces onto the checker or between it and
-    /// the king ([`Mobility::evasions`]).
-    #[inline(always)]
-    fn check_replies(
-        &self,
-        s: &Shortcut,
-        piece: Piece,
-        from: Square,
-        to: Square,
-        checkers: Bitboard,
-    ) -> u64 {
-        let (pos, cpu) = (self.pos, self.cpu);
-        let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
-        let moved = from_bb | to_bb;
-        let o = <S::Other as Side>::COLOR;
-        let king = pos.king(o);
-        let them = pos.colors(o) & !to_bb;
-        let kind = |k: Piece| {
-            let bb = pos.pieces(k) & pos.colors(S::COLOR);
-            if k == piece { bb ^ moved } else { bb }
-        };
-        let pawns = kind(Piece::Pawn);
-        let (diagonal, orthogonal) = (
-            kind(Piece::Bishop) | kind(Piece::Queen),
-            kind(Piece::Rook) | kind(Piece::Queen),
-        );
-        let occ = ((pos.occupied() ^ from_bb) | to_bb) ^ king.bitboard();
-        let s_king = if piece == Piece::King {
-            to
-        } else {
-            pos.king(S::COLOR)
-        };
-        let mut attacked = S::up_west(pawns) | S::up_east(pawns) | king_attacks(s_king);
-        for sq in kind(Piece::Knight) {
-            attacked |= knight_attacks(sq);
-        }
-        for sq in diagonal {
-            attacked |= cpu.bishop_attacks(sq, occ);
-        }
-        for sq in orthogonal {
-            attacked |= cpu.rook_attacks(sq, occ);
-        }
-        let mut replies = (king_attacks(king) & !them & !attacked).len();
-        if !checkers.has_many() {
-            let answers = between(king, checkers.lsb()) | checkers;
-            replies += s.mobility.evasions::<C, S>(cpu, from_bb, to_bb, answers);
-        }
-        debug_assert_eq!(
-            u64::from(replies),
-            movegen::count::<C, S::Other>(
-                cpu,
-                &pos.make_normal::<C, S, false>(cpu, piece, from, to)
-            ),
-            "{} {piece:?} {from:?} {to:?}",
-            pos.to_fen()
-        );
-        u64::from(replies)
     }
 
     /// Adds the reply counts of the moves in `unmade` (each target reached
@@ -1080,7 +920,7 @@ impl Unmade {
     }
 }
 
-impl<C: Cpu, S: Side, const CHECK_TIER: bool> MoveSink for Children<'_, C, S, CHECK_TIER> {
+impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
     #[inline(always)]
     fn piece_moves(&mut self, piece: Piece, from: Square, to: Bitboard) -> bool {
         let unmade = self.untouched(piece, from, to);
@@ -1178,7 +1018,7 @@ pub(crate) mod tests {
         let mut shortcut = Shortcut::EMPTY;
         shortcut.fill::<Compiled, S>(Compiled, pos);
         let mut nodes = 0;
-        let sink = Children::<Compiled, S, true> {
+        let sink = Children::<Compiled, S> {
             cpu: Compiled,
             pos,
             shortcut: Some(&shortcut),
