@@ -235,6 +235,36 @@ pub trait Cpu: Copy + Send + Sync + 'static {
     /// features. Pass a closure marked `#[inline(always)]` so its body (and
     /// what it inlines) is compiled there.
     fn outlined<R, F: FnOnce() -> R>(self, f: F) -> R;
+    /// Whether the leaf-parent counter counts the replies to checking moves
+    /// in its king tier instead of making them (see [`Sparse`]).
+    const CHECK_TIER: bool = false;
+}
+
+/// Path `C` for positions with few men: the same lookups and features, but
+/// the leaf-parent counter's king tier also counts the replies to checking
+/// moves without a make. A type of its own, so the counting code is
+/// compiled a second time for it and the code the other positions run is
+/// the same as without it (counted in the tier for every position, the
+/// checks cost 2-3 % in the rich bins of the speed set: see
+/// docs/performance.md).
+#[derive(Clone, Copy, Debug)]
+pub struct Sparse<C>(pub C);
+
+impl<C: Cpu> Cpu for Sparse<C> {
+    const PATH: Option<CpuPath> = C::PATH;
+    const CHECK_TIER: bool = true;
+    #[inline(always)]
+    fn rook_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {
+        self.0.rook_attacks(sq, occ)
+    }
+    #[inline(always)]
+    fn bishop_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {
+        self.0.bishop_attacks(sq, occ)
+    }
+    #[inline(always)]
+    fn outlined<R, F: FnOnce() -> R>(self, f: F) -> R {
+        self.0.outlined(f)
+    }
 }
 
 /// The portable path: magics, baseline instructions.

@@ -71,6 +71,18 @@
 //! speed set three plies below the timed depth: instructions -7 % in the
 //! three lower bins, -3.6 % in the top one.
 //!
+//! On a [`Sparse`](crate::chess::cpu::Sparse) path (a root with at most 14
+//! men: `perft::count`) the tier also counts a move that checks `O`'s king
+//! with `O`'s pins unchanged: `O`'s king squares against the same attack
+//! map, plus, for a single check, the moves of `O`'s unpinned pieces onto
+//! the checker or between it and the king ([`Mobility::evasions`]). In
+//! queen and rook endings many of `S`'s moves next to `O`'s king check.
+//! Counted on every path, the same code cost the positions with more men
+//! 2-3 % of their time in code that did not change (the compiler
+//! allocated the registers of the whole leaf-parent function differently);
+//! as a path of its own, chosen at the root, it leaves their code as it
+//! was (the same instruction counts).
+//!
 //! When `S` is in check, every legal move deals with the check and touches
 //! the footprint, and the passed position would leave `S`'s king en prise:
 //! those leaf parents are counted the plain way.
@@ -458,6 +470,55 @@ impl Mobility {
         u64::from(n)
     }
 
+    /// The moves of `O`'s unpinned pieces other than its king onto
+    /// `answers` (a checker's square and the squares between it and `O`'s
+    /// king) after `S` moves a piece from `from` to `to` (taking what
+    /// stands there), when `O`'s pins are those of `P`. Sliders whose
+    /// attack sets hold neither square keep them; no en-passant capture
+    /// exists (not after a double push).
+    #[inline(always)]
+    fn evasions<C: Cpu, S: Side>(
+        &self,
+        cpu: C,
+        from: Bitboard,
+        to: Bitboard,
+        answers: Bitboard,
+    ) -> u32 {
+        let occ = (self.occ ^ from) | to;
+        let moved = from | to;
+        let mut n = 0;
+        for &(sq, orthogonal, attacks) in &self.sliders[..self.len] {
+            if to.contains(sq) {
+                continue;
+            }
+            let attacks = if (attacks & moved).nonempty() {
+                if orthogonal {
+                    cpu.rook_attacks(sq, occ)
+                } else {
+                    cpu.bishop_attacks(sq, occ)
+                }
+            } else {
+                attacks
+            };
+            n += (attacks & answers).len();
+        }
+        for sq in self.knights & !to {
+            n += (knight_attacks(sq) & answers).len();
+        }
+        // The checker is the only occupied square of `answers`.
+        let pawns = self.pawns & !to;
+        let empty = !occ;
+        let single = <S::Other as Side>::up(pawns) & empty;
+        let double = <S::Other as Side>::up(single & <S::Other as Side>::RANK_3) & empty & answers;
+        let single = single & answers;
+        let captures = answers & occ;
+        let west = <S::Other as Side>::up_west(pawns) & captures;
+        let east = <S::Other as Side>::up_east(pawns) & captures;
+        let last = <S::Other as Side>::RANK_8;
+        let promotions = (single & last).len() + (west & last).len() + (east & last).len();
+        n + single.len() + double.len() + west.len() + east.len() + 3 * promotions
+    }
+
     /// `O`'s reply count after `S` captures on `to` (an unpinned piece of
     /// `O` that is not a castling rook) from `from`, minus the count in
     /// `P`: the victim's moves go, `O`'s sliders that saw `from` or `to`
@@ -791,12 +852,18 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
 
     /// The reply count after a move of `piece` from `from` to `to` that
     /// must otherwise be made (it is in the king zone), counted without a
-    /// make when it gives no check, leaves `O`'s pins as they are (no
-    /// pinner moved or taken, no pin line entered or left, no new pin) and
-    /// `O` has no castling right: `O`'s king moves are counted against
-    /// `S`'s attacks after the move, and the rest is the passed position's
-    /// count of `O`'s other pieces plus the mobility delta. Not for
-    /// promotions, double pushes, castling or en passant. `None`: make it.
+    /// make when it leaves `O`'s pins as they are (no pinner moved or
+    /// taken, no pin line entered or left, no new pin) and `O` has no
+    /// castling right: `O`'s king moves are counted against `S`'s attacks
+    /// after the move. Without a check, the rest is the passed position's
+    /// count of `O`'s other pieces plus the mobility delta. A check is
+    /// counted only on a path that sets `Cpu::CHECK_TIER` (and made on the
+    /// others): with a single check, the rest is the moves of `O`'s
+    /// unpinned pieces onto the checker or between it and the king
+    /// ([`Mobility::evasions`]; a pinned piece cannot answer a check, its
+    /// pin line and the check's meet only at the king); with a double
+    /// check, nothing else. Not for promotions, double pushes, castling or
+    /// en passant. `None`: make it.
     #[inline(always)]
     fn tier(&self, piece: Piece, from: Square, to: Square) -> Option<u64> {
         let s = self.shortcut?;
@@ -804,7 +871,10 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         let fp = &s.footprint;
         let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
         let moved = from_bb | to_bb;
-        if (moved & fp.pin_lines).nonempty() || fp.checks.of(piece).contains(to) {
+        // A move to a square that checks O's king: counted here only on a
+        // path that counts checks (`Cpu::CHECK_TIER`, see `check_replies`).
+        if (moved & fp.pin_lines).nonempty() || (!C::CHECK_TIER && fp.checks.of(piece).contains(to))
+        {
             return None;
         }
         let pos = self.pos;
@@ -823,9 +893,18 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         let (bishops, rooks, queens) = (kind(Piece::Bishop), kind(Piece::Rook), kind(Piece::Queen));
         let (diagonal, orthogonal) = (bishops | queens, rooks | queens);
         let king = pos.king(o);
-        // Off the king's lines, a move gives no check from a slider (a
-        // knight's or pawn's check was ruled out above) and leaves the
-        // xray as it is.
+        // A knight's or pawn's check on `to`; a slider's is found on the
+        // lines (the squares it checks from lie on them).
+        let leaper_check = if C::CHECK_TIER
+            && matches!(piece, Piece::Knight | Piece::Pawn)
+            && fp.checks.of(piece).contains(to)
+        {
+            to_bb
+        } else {
+            Bitboard::EMPTY
+        };
+        // Off the king's lines, a move gives no check from a slider and
+        // leaves the xray as it is.
         if (moved & fp.lines).nonempty() {
             // A slider's check, from the moved piece or uncovered. Pins:
             // the sliders seen through one piece of O must be the same. Per
@@ -841,9 +920,19 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
                 checkers.0 |= sniper.bitboard().0 & u64::from(b == 0).wrapping_neg();
                 xray.0 |= sniper.bitboard().0 & one.wrapping_neg();
             }
-            if checkers.nonempty() || xray != fp.xray {
+            if C::CHECK_TIER {
+                if xray != fp.xray {
+                    return None;
+                }
+                let checkers = checkers | leaper_check;
+                if checkers.nonempty() {
+                    return Some(self.check_replies(s, piece, from, to, checkers));
+                }
+            } else if checkers.nonempty() || xray != fp.xray {
                 return None;
             }
+        } else if C::CHECK_TIER && leaper_check.nonempty() {
+            return Some(self.check_replies(s, piece, from, to, leaper_check));
         }
         // O's king: its squares against S's attacks after the move.
         let occ = occ ^ king.bitboard();
@@ -872,6 +961,68 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
             s.mobility.delta::<C, S>(cpu, moved)
         };
         Some((pieces as i64 + delta) as u64 + u64::from(king_moves))
+    }
+
+    /// [`Children::tier`]'s count for a move that checks `O`'s king
+    /// (`checkers`, in the child), `O`'s pins unchanged: `O`'s king moves
+    /// against `S`'s attacks after the move and, for a single check, the
+    /// moves of `O`'s unpinned pieces onto the checker or between it and
+    /// the king ([`Mobility::evasions`]).
+    #[inline(always)]
+    fn check_replies(
+        &self,
+        s: &Shortcut,
+        piece: Piece,
+        from: Square,
+        to: Square,
+        checkers: Bitboard,
+    ) -> u64 {
+        let (pos, cpu) = (self.pos, self.cpu);
+        let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
+        let moved = from_bb | to_bb;
+        let o = <S::Other as Side>::COLOR;
+        let king = pos.king(o);
+        let them = pos.colors(o) & !to_bb;
+        let kind = |k: Piece| {
+            let bb = pos.pieces(k) & pos.colors(S::COLOR);
+            if k == piece { bb ^ moved } else { bb }
+        };
+        let pawns = kind(Piece::Pawn);
+        let (diagonal, orthogonal) = (
+            kind(Piece::Bishop) | kind(Piece::Queen),
+            kind(Piece::Rook) | kind(Piece::Queen),
+        );
+        let occ = ((pos.occupied() ^ from_bb) | to_bb) ^ king.bitboard();
+        let s_king = if piece == Piece::King {
+            to
+        } else {
+            pos.king(S::COLOR)
+        };
+        let mut attacked = S::up_west(pawns) | S::up_east(pawns) | king_attacks(s_king);
+        for sq in kind(Piece::Knight) {
+            attacked |= knight_attacks(sq);
+        }
+        for sq in diagonal {
+            attacked |= cpu.bishop_attacks(sq, occ);
+        }
+        for sq in orthogonal {
+            attacked |= cpu.rook_attacks(sq, occ);
+        }
+        let mut replies = (king_attacks(king) & !them & !attacked).len();
+        if !checkers.has_many() {
+            let answers = between(king, checkers.lsb()) | checkers;
+            replies += s.mobility.evasions::<C, S>(cpu, from_bb, to_bb, answers);
+        }
+        debug_assert_eq!(
+            u64::from(replies),
+            movegen::count::<C, S::Other>(
+                cpu,
+                &pos.make_normal::<C, S, false>(cpu, piece, from, to)
+            ),
+            "{} {piece:?} {from:?} {to:?}",
+            pos.to_fen()
+        );
+        u64::from(replies)
     }
 
     /// Adds the reply counts of the moves in `unmade` (each target reached
@@ -1004,7 +1155,7 @@ pub(crate) fn count_leaves<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::chess::cpu::{Compiled, CpuFn, CpuPath};
+    use crate::chess::cpu::{Compiled, CpuFn, CpuPath, Sparse};
     use crate::chess::movegen::{Black, White};
     use crate::chess::moves::{Move, MoveKind};
     use crate::chess::piece::Color;
@@ -1016,10 +1167,10 @@ pub(crate) mod tests {
     /// counted (an index into [`WAYS`]).
     fn shortcut<S: Side>(pos: &Position) -> Vec<(Move, u64, usize)> {
         let mut shortcut = Shortcut::EMPTY;
-        shortcut.fill::<Compiled, S>(Compiled, pos);
+        shortcut.fill::<Sparse<Compiled>, S>(Sparse(Compiled), pos);
         let mut nodes = 0;
-        let sink = Children::<Compiled, S> {
-            cpu: Compiled,
+        let sink = Children::<Sparse<Compiled>, S> {
+            cpu: Sparse(Compiled),
             pos,
             shortcut: Some(&shortcut),
             nodes: &mut nodes,
@@ -1049,13 +1200,17 @@ pub(crate) mod tests {
             let delta = if unmade.base.nonempty() {
                 Some(0)
             } else if unmade.quiet.nonempty() {
-                Some(shortcut.mobility.delta::<Compiled, S>(Compiled, from | to))
-            } else if unmade.captures.nonempty() {
                 Some(
                     shortcut
                         .mobility
-                        .capture_delta::<Compiled, S>(Compiled, from, to),
+                        .delta::<Sparse<Compiled>, S>(Sparse(Compiled), from | to),
                 )
+            } else if unmade.captures.nonempty() {
+                Some(shortcut.mobility.capture_delta::<Sparse<Compiled>, S>(
+                    Sparse(Compiled),
+                    from,
+                    to,
+                ))
             } else {
                 None
             };
@@ -1183,9 +1338,21 @@ pub(crate) mod tests {
     impl CpuFn for Perft2<'_> {
         type Output = u64;
         fn call<C: Cpu>(self, cpu: C) -> u64 {
+            // The shortcut on the path and on its `Sparse` twin (checks
+            // counted in the king tier) must agree.
+            let both = |a: u64, b: u64| {
+                assert_eq!(a, b, "sparse, {}", self.0.to_fen());
+                a
+            };
             match (self.0.side_to_move(), self.1) {
-                (Color::White, false) => perft2::<C, White>(cpu, self.0),
-                (Color::Black, false) => perft2::<C, Black>(cpu, self.0),
+                (Color::White, false) => both(
+                    perft2::<C, White>(cpu, self.0),
+                    perft2::<Sparse<C>, White>(Sparse(cpu), self.0),
+                ),
+                (Color::Black, false) => both(
+                    perft2::<C, Black>(cpu, self.0),
+                    perft2::<Sparse<C>, Black>(Sparse(cpu), self.0),
+                ),
                 (Color::White, true) => perft2_plain::<C, White>(cpu, self.0),
                 (Color::Black, true) => perft2_plain::<C, Black>(cpu, self.0),
             }
