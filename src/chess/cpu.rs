@@ -238,6 +238,12 @@ pub trait Cpu: Copy + Send + Sync + 'static {
     /// Whether the leaf-parent counter counts the replies to checking moves
     /// in its king tier instead of making them (see [`Sparse`]).
     const CHECK_TIER: bool = false;
+    /// The path a root with few men is counted on: [`Sparse`] of the BMI2
+    /// path, the path itself otherwise (each twin compiles the counter once
+    /// more; only the default path of the machines we time gets one).
+    type Sparse: Cpu;
+    /// This path's [`Cpu::Sparse`] token.
+    fn sparse(self) -> Self::Sparse;
 }
 
 /// Path `C` for positions with few men: the same lookups and features, but
@@ -246,13 +252,20 @@ pub trait Cpu: Copy + Send + Sync + 'static {
 /// compiled a second time for it and the code the other positions run is
 /// the same as without it (counted in the tier for every position, the
 /// checks cost 2-3 % in the rich bins of the speed set: see
-/// docs/performance.md).
+/// docs/performance.md). Only the BMI2 path has it as its
+/// [`Cpu::Sparse`]: each twin is one more copy of the counter for every
+/// build to compile, and the other paths are fallbacks, not what is timed.
 #[derive(Clone, Copy, Debug)]
 pub struct Sparse<C>(pub C);
 
 impl<C: Cpu> Cpu for Sparse<C> {
     const PATH: Option<CpuPath> = C::PATH;
     const CHECK_TIER: bool = true;
+    type Sparse = Self;
+    #[inline(always)]
+    fn sparse(self) -> Self {
+        self
+    }
     #[inline(always)]
     fn rook_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {
         self.0.rook_attacks(sq, occ)
@@ -286,6 +299,11 @@ impl Default for Portable {
 
 impl Cpu for Portable {
     const PATH: Option<CpuPath> = Some(CpuPath::Portable);
+    type Sparse = Self;
+    #[inline(always)]
+    fn sparse(self) -> Self {
+        self
+    }
     #[inline(always)]
     fn rook_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {
         magic::rook_attacks(sq, occ)
@@ -313,6 +331,11 @@ pub struct Compiled;
 
 impl Cpu for Compiled {
     const PATH: Option<CpuPath> = None;
+    type Sparse = Self;
+    #[inline(always)]
+    fn sparse(self) -> Self {
+        self
+    }
     #[inline(always)]
     fn rook_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {
         attacks::rook_attacks(sq, occ)
@@ -344,6 +367,11 @@ impl Popcnt {
 
 impl Cpu for Popcnt {
     const PATH: Option<CpuPath> = Some(CpuPath::Popcnt);
+    type Sparse = Self;
+    #[inline(always)]
+    fn sparse(self) -> Self {
+        self
+    }
     #[inline(always)]
     fn rook_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {
         magic::rook_attacks(sq, occ)
@@ -401,6 +429,11 @@ impl Bmi2 {
 
 impl Cpu for Bmi2 {
     const PATH: Option<CpuPath> = Some(CpuPath::Bmi2);
+    type Sparse = Sparse<Bmi2>;
+    #[inline(always)]
+    fn sparse(self) -> Sparse<Bmi2> {
+        Sparse(self)
+    }
     #[inline(always)]
     #[allow(unsafe_code)]
     fn rook_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {

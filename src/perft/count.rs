@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::chess::cpu::{Cpu, CpuError, CpuFn, CpuPath, Sparse};
+use crate::chess::cpu::{Cpu, CpuError, CpuFn, CpuPath};
 use crate::chess::movegen::{self, Black, Side, White};
 use crate::chess::moves::Move;
 use crate::chess::piece::Color;
@@ -60,7 +60,8 @@ pub fn perft_plain_on(cpu: CpuPath, pos: &Position, depth: u32) -> u64 {
     cpu.run(Serial::<false> { pos, depth })
 }
 
-/// Positions with at most this many men are counted on [`Sparse`] paths.
+/// Positions with at most this many men are counted on the path's
+/// [`Cpu::Sparse`] twin (the BMI2 path's `cpu::Sparse`).
 const SPARSE_MEN: u32 = 14;
 
 /// A serial count, run on a CPU path.
@@ -74,8 +75,8 @@ impl<const SHORTCUT: bool> CpuFn for Serial<'_, SHORTCUT> {
     fn call<C: Cpu>(self, cpu: C) -> u64 {
         if SHORTCUT && self.pos.occupied().len() <= SPARSE_MEN {
             return match self.pos.side_to_move() {
-                Color::White => perft_side::<_, White, true>(Sparse(cpu), self.pos, self.depth),
-                Color::Black => perft_side::<_, Black, true>(Sparse(cpu), self.pos, self.depth),
+                Color::White => perft_side::<_, White, true>(cpu.sparse(), self.pos, self.depth),
+                Color::Black => perft_side::<_, Black, true>(cpu.sparse(), self.pos, self.depth),
             };
         }
         match self.pos.side_to_move() {
@@ -640,13 +641,13 @@ impl CpuFn for Subtree<'_> {
         // Few men: the leaf parents count checks in the king tier (the men
         // only ever decrease below the root).
         if !perft.config.plain && pos.occupied().len() <= SPARSE_MEN {
-            let cpu = Sparse(cpu);
+            let cpu = cpu.sparse();
             return match &perft.table {
                 Some(table) => perft
-                    .run::<_, Sparse<C>, true>(cpu, table, stop)
+                    .run::<_, C::Sparse, true>(cpu, table, stop)
                     .parallel_any(pos, depth),
                 None => perft
-                    .run::<_, Sparse<C>, true>(cpu, &NoTable, stop)
+                    .run::<_, C::Sparse, true>(cpu, &NoTable, stop)
                     .parallel_any(pos, depth),
             };
         }

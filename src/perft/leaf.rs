@@ -71,8 +71,8 @@
 //! speed set three plies below the timed depth: instructions -7 % in the
 //! three lower bins, -3.6 % in the top one.
 //!
-//! On a [`Sparse`](crate::chess::cpu::Sparse) path (a root with at most 14
-//! men: `perft::count`) the tier also counts a move that checks `O`'s king
+//! On a [`Sparse`](crate::chess::cpu::Sparse) path (the BMI2 path's twin,
+//! for a root with at most 14 men: `perft::count`) the tier also counts a move that checks `O`'s king
 //! with `O`'s pins unchanged: `O`'s king squares against the same attack
 //! map, plus, for a single check, the moves of `O`'s unpinned pieces onto
 //! the checker or between it and the king ([`Mobility::evasions`]). In
