@@ -117,7 +117,19 @@ fn main() {
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
     println!("cargo:rustc-env=PERFT_GIT_HASH={git}");
-    let profile = env::var("PROFILE").unwrap_or_default();
+    // Cargo's PROFILE is only "release" or "debug" (what the profile
+    // inherits from); a custom profile (`ci`) is named by its output
+    // folder, OUT_DIR = <target>/<profile folder>/build/<pkg>-<hash>/out.
+    let profile = env::var("OUT_DIR")
+        .ok()
+        .and_then(|out| {
+            let path = std::path::PathBuf::from(out);
+            let folder = path.ancestors().nth(3)?.file_name()?.to_str()?.to_string();
+            Some(folder)
+        })
+        .filter(|folder| folder != "debug" && folder != "release")
+        .or_else(|| env::var("PROFILE").ok())
+        .unwrap_or_default();
     println!("cargo:rustc-env=PERFT_PROFILE={profile}");
     let features = env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
     println!("cargo:rustc-env=PERFT_TARGET_FEATURES={features}");

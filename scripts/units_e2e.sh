@@ -14,8 +14,9 @@ if ! command -v parallel >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq parallel
 fi
 
-cargo build --release -q
-export PERFT=$PWD/target/release/perft
+# The binary scripts/test.sh built (profile `ci`: release without LTO).
+cargo build --profile ci -q
+export PERFT=$PWD/target/ci/perft
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -29,8 +29,9 @@ if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
 fi
 [ "$(id -u)" = 0 ] || not_run "the one-node cluster needs root (its daemons run as root)"
 
-cargo build --release -q
-export PERFT=$PWD/target/release/perft
+# The binary scripts/test.sh built (profile `ci`: release without LTO).
+cargo build --profile ci -q
+export PERFT=$PWD/target/ci/perft
 work=$(mktemp -d)
 state=$work/slurm
 cleanup() { scripts/slurm/local-cluster.sh stop "$state" 2>/dev/null || true; rm -rf "$work"; }
