@@ -241,9 +241,8 @@ pub trait Cpu: Copy + Send + Sync + 'static {
     /// The path a root with few men is counted on: [`Sparse`] of the BMI2
     /// path, the path itself otherwise (each twin compiles the counter once
     /// more; only the default path of the machines we time gets one).
-    type Sparse: Cpu;
-    /// This path's [`Cpu::Sparse`] token.
-    fn sparse(self) -> Self::Sparse;
+    /// Its token is made from this path's (`C::Sparse::from(cpu)`).
+    type Sparse: Cpu + From<Self>;
 }
 
 /// Path `C` for positions with few men: the same lookups and features, but
@@ -258,14 +257,17 @@ pub trait Cpu: Copy + Send + Sync + 'static {
 #[derive(Clone, Copy, Debug)]
 pub struct Sparse<C>(pub C);
 
+impl<C: Cpu> From<C> for Sparse<C> {
+    #[inline(always)]
+    fn from(cpu: C) -> Sparse<C> {
+        Sparse(cpu)
+    }
+}
+
 impl<C: Cpu> Cpu for Sparse<C> {
     const PATH: Option<CpuPath> = C::PATH;
     const CHECK_TIER: bool = true;
     type Sparse = Self;
-    #[inline(always)]
-    fn sparse(self) -> Self {
-        self
-    }
     #[inline(always)]
     fn rook_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {
         self.0.rook_attacks(sq, occ)
@@ -301,10 +303,6 @@ impl Cpu for Portable {
     const PATH: Option<CpuPath> = Some(CpuPath::Portable);
     type Sparse = Self;
     #[inline(always)]
-    fn sparse(self) -> Self {
-        self
-    }
-    #[inline(always)]
     fn rook_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {
         magic::rook_attacks(sq, occ)
     }
@@ -332,10 +330,6 @@ pub struct Compiled;
 impl Cpu for Compiled {
     const PATH: Option<CpuPath> = None;
     type Sparse = Self;
-    #[inline(always)]
-    fn sparse(self) -> Self {
-        self
-    }
     #[inline(always)]
     fn rook_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {
         attacks::rook_attacks(sq, occ)
@@ -368,10 +362,6 @@ impl Popcnt {
 impl Cpu for Popcnt {
     const PATH: Option<CpuPath> = Some(CpuPath::Popcnt);
     type Sparse = Self;
-    #[inline(always)]
-    fn sparse(self) -> Self {
-        self
-    }
     #[inline(always)]
     fn rook_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {
         magic::rook_attacks(sq, occ)
@@ -430,10 +420,6 @@ impl Bmi2 {
 impl Cpu for Bmi2 {
     const PATH: Option<CpuPath> = Some(CpuPath::Bmi2);
     type Sparse = Sparse<Bmi2>;
-    #[inline(always)]
-    fn sparse(self) -> Sparse<Bmi2> {
-        Sparse(self)
-    }
     #[inline(always)]
     #[allow(unsafe_code)]
     fn rook_attacks(self, sq: Square, occ: Bitboard) -> Bitboard {

@@ -75,8 +75,12 @@ impl<const SHORTCUT: bool> CpuFn for Serial<'_, SHORTCUT> {
     fn call<C: Cpu>(self, cpu: C) -> u64 {
         if SHORTCUT && self.pos.occupied().len() <= SPARSE_MEN {
             return match self.pos.side_to_move() {
-                Color::White => perft_side::<_, White, true>(cpu.sparse(), self.pos, self.depth),
-                Color::Black => perft_side::<_, Black, true>(cpu.sparse(), self.pos, self.depth),
+                Color::White => {
+                    perft_side::<C::Sparse, White, true>(cpu.into(), self.pos, self.depth)
+                }
+                Color::Black => {
+                    perft_side::<C::Sparse, Black, true>(cpu.into(), self.pos, self.depth)
+                }
             };
         }
         match self.pos.side_to_move() {
@@ -641,7 +645,7 @@ impl CpuFn for Subtree<'_> {
         // Few men: the leaf parents count checks in the king tier (the men
         // only ever decrease below the root).
         if !perft.config.plain && pos.occupied().len() <= SPARSE_MEN {
-            let cpu = cpu.sparse();
+            let cpu = C::Sparse::from(cpu);
             return match &perft.table {
                 Some(table) => perft
                     .run::<_, C::Sparse, true>(cpu, table, stop)
