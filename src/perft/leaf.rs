@@ -638,9 +638,21 @@ fn perft2_inline<C: Cpu, S: Side>(cpu: C, pos: &Position, shortcut: &mut Shortcu
     let mut nodes = 0;
     // In check every move is made (see the module notes). One call site for
     // both cases: the generator and the children's code inlined once, not
-    // a second time for the in-check case.
+    // a second time for the in-check case. Off the `Sparse` paths the
+    // shortcut is always there, marked unusable in check (`mobility.complete`
+    // unset, no `pieces`, which every way of counting a move unmade tests
+    // anyway), so that no move tests an `Option`: instructions -0.7 % and
+    // -1.1 % in the speed set's two rich bins. On the `Sparse` paths the
+    // same change ran 1.7 % and 2.9 % more (the compiler's choices differ
+    // there), so they keep `None` in check.
     let shortcut = if info.checkers.nonempty() {
-        None
+        if C::CHECK_TIER {
+            None
+        } else {
+            shortcut.mobility.complete = false;
+            shortcut.pieces = None;
+            Some(&*shortcut)
+        }
     } else {
         shortcut.fill::<C, S>(cpu, pos);
         Some(&*shortcut)
