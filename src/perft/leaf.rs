@@ -760,6 +760,10 @@ impl Shortcut {
 struct Children<'a, C, S> {
     cpu: C,
     pos: &'a Position,
+    /// `None` or, off the `Sparse` paths, an unusable shortcut
+    /// (`mobility.complete` unset, `pieces` `None`) when `S` is in check
+    /// (see `perft2_inline`): the helpers below test those fields, not only
+    /// the `Option`, before counting a move unmade.
     shortcut: Option<&'a Shortcut>,
     nodes: &'a mut u64,
     side: PhantomData<S>,
