@@ -580,7 +580,8 @@ fn pawn_count<T: Side>(pawns: Bitboard, occ: Bitboard, enemy: Bitboard) -> u32 {
 }
 
 /// `S`'s pieces of kind `k` after `S` moves a `piece` from `from` to `to`,
-/// where it stands as a `new` (`piece`, or the promoted kind).
+/// where it stands as a `new` (`piece`, or the promoted kind). `to` holds
+/// none of `S`'s pieces, so adding it is an xor.
 #[inline(always)]
 fn moved_kind<S: Side>(
     pos: &Position,
@@ -590,16 +591,14 @@ fn moved_kind<S: Side>(
     from: Bitboard,
     to: Bitboard,
 ) -> Bitboard {
-    let bb = pos.pieces(k) & pos.colors(S::COLOR);
-    if piece == new {
-        if k == piece { bb ^ (from | to) } else { bb }
-    } else if k == piece {
-        bb ^ from
-    } else if k == new {
-        bb | to
-    } else {
-        bb
+    let mut bb = pos.pieces(k) & pos.colors(S::COLOR);
+    if k == piece {
+        bb ^= from;
     }
+    if k == new {
+        bb ^= to;
+    }
+    bb
 }
 
 /// Perft 2 below `pos` (side `S` to move), out of line.
