@@ -34,11 +34,10 @@ for t in aarch64-apple-darwin aarch64-unknown-linux-gnu x86_64-pc-windows-gnu; d
     grep -qx "$t" <<<"$installed" || rustup target add "$t" || { echo "scripts/ci_prefetch.sh: rustup target add $t failed"; status=1; }
 done
 
-# Python packages of scripts/validate_json.py and scripts/differential.py.
-if ! python3 -c 'import jsonschema, chess' 2>/dev/null; then
-    echo "scripts/ci_prefetch.sh: pip install jsonschema chess"
-    python3 -m pip install --quiet 'jsonschema>=4.18' chess ||
-        python3 -m pip install --quiet --break-system-packages 'jsonschema>=4.18' chess ||
-        { echo "scripts/ci_prefetch.sh: pip install failed"; status=1; }
-fi
+# Python packages of scripts/validate_json.py and scripts/differential.py,
+# through the installer those scripts use (scriptlib.ensure_module).
+python3 -c 'import sys; sys.path.insert(0, "scripts")
+from scriptlib import ensure_module
+ensure_module("jsonschema", "jsonschema>=4.18", "ci_prefetch.sh")
+ensure_module("chess", "chess", "ci_prefetch.sh")' || { echo "scripts/ci_prefetch.sh: pip install failed"; status=1; }
 exit $status
