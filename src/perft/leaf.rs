@@ -90,8 +90,19 @@
 //! When `S` is in check, every legal move deals with the check and touches
 //! the footprint, and the passed position would leave `S`'s king en prise:
 //! those leaf parents are counted the plain way.
+//!
+//! On a `Sparse` path, a leaf parent whose side to move has no slider (no
+//! pawn of its one step from promotion, `O` no castling right), with kings
+//! and pawns only on the board or a slider of `O`'s, is counted by
+//! [`leapers`] instead, in or out of check: with no slider of `S` nothing
+//! of `O`'s is pinned and only the moved piece checks, so each child's count
+//! is a few sets, with none of the footprint's set-up. Measured: the pawn
+//! endings of 13 men run 0.68-0.71 of the instructions, the queen and rook
+//! endings with one side's slider 0.91-0.92.
 
 use std::marker::PhantomData;
+
+mod leapers;
 
 use crate::chess::attacks::{
     between, bishop_attacks_from_set, bishop_rays, king_attacks, knight_attacks, pawn_attacks,
@@ -625,6 +636,30 @@ impl Scratch {
 /// leaves keeps one for all its children).
 #[inline(always)]
 pub(crate) fn perft2_with<C: Cpu, S: Side>(cpu: C, pos: &Position, scratch: &mut Scratch) -> u64 {
+    // The side to move has no slider, and no promotion, the other side no
+    // castling right; kings and pawns only, or the other side has a
+    // slider: every child counted from a few sets, unmade ([`leapers`]), in
+    // a function of its own. On the `Sparse` paths only, so that the
+    // richer positions' code stays as it was; tested here, not in
+    // `perft2_inline`, whose code a test there changed (1-3 % more
+    // instructions in the other endings).
+    if C::CHECK_TIER {
+        match leapers::copy::<S>(pos) {
+            Some(false) => {
+                return cpu.outlined(
+                    #[inline(always)]
+                    || leapers::perft2::<C, S, false>(cpu, pos),
+                );
+            }
+            Some(true) => {
+                return cpu.outlined(
+                    #[inline(always)]
+                    || leapers::perft2::<C, S, true>(cpu, pos),
+                );
+            }
+            None => {}
+        }
+    }
     cpu.outlined(
         #[inline(always)]
         || perft2_inline::<C, S>(cpu, pos, &mut scratch.0),
