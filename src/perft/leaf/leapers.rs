@@ -39,12 +39,12 @@
 
 use std::marker::PhantomData;
 
-use super::{count_leaves, count_leaves_at, pawn_count};
+use super::{count_leaves, pawn_count};
 use crate::chess::attacks::{king_attacks, knight_attacks, pawn_attacks};
 use crate::chess::bitboard::Bitboard;
 use crate::chess::cpu::Cpu;
 use crate::chess::movegen::{self, MoveSink, NodeInfo, Side};
-use crate::chess::moves::{PROMOTION_PIECES, PieceMoves};
+use crate::chess::moves::PieceMoves;
 use crate::chess::piece::Piece;
 use crate::chess::position::Position;
 use crate::chess::side::{NOT_A, NOT_H};
@@ -251,17 +251,12 @@ impl<C: Cpu, S: Side, const PIECES: bool> MoveSink for Leapers<'_, C, S, PIECES>
 
     #[inline(always)]
     fn pawn_moves(&mut self, to: Bitboard, delta: i32, promotion: bool) -> bool {
+        // No pawn of S stands one step from promotion ([`copy`]), so the
+        // generator hands over no promotion.
+        debug_assert!(!promotion);
         for to in to {
             let from = Square::from_index((to.index() as i32 - delta) as usize);
-            if promotion {
-                // Not met ([`applies`]); made and counted if it were.
-                for piece in PROMOTION_PIECES {
-                    let child = self.pos.make_promotion::<S, false>(from, to, piece);
-                    self.nodes += count_leaves_at::<C, S::Other>(self.cpu, &child, self.o_king);
-                }
-            } else {
-                self.nodes += self.replies(Piece::Pawn, from, to, delta == 2 * S::UP);
-            }
+            self.nodes += self.replies(Piece::Pawn, from, to, delta == 2 * S::UP);
         }
         false
     }
