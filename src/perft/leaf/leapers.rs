@@ -47,7 +47,6 @@ use crate::chess::movegen::{self, MoveSink, NodeInfo, Side};
 use crate::chess::moves::PieceMoves;
 use crate::chess::piece::Piece;
 use crate::chess::position::Position;
-use crate::chess::side::{NOT_A, NOT_H};
 use crate::chess::square::Square;
 
 /// Which copy of [`perft2`] counts `pos` (side `S` to move), if one does:
@@ -189,10 +188,11 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool> Leapers<'a, C, S, PIECES> {
         let king_moves = (king_attacks(king) & !own & !attacked).len();
         let (o_pawns, o_knights) = (self.o_pawns & !to_bb, self.o_knights & !to_bb);
         let (o_diagonal, o_orthogonal) = (self.o_diagonal & !to_bb, self.o_orthogonal & !to_bb);
-        // O's pawns next to a pawn that just moved two squares take it en
-        // passant.
+        // After a double push, O's pawns that attack the square it crossed
+        // take it en passant (found as the generator finds them).
         let ep = if double {
-            Bitboard(((to_bb.0 & NOT_A) >> 1) | ((to_bb.0 & NOT_H) << 1)) & o_pawns
+            let crossed = Square::from_index((to.index() as i32 - S::UP) as usize);
+            pawn_attacks(S::COLOR, crossed) & o_pawns
         } else {
             Bitboard::EMPTY
         };
@@ -281,9 +281,12 @@ mod tests {
     use crate::chess::piece::Color;
     use crate::perft::leaf::tests::positions;
 
+    /// Moves, each with its counted replies.
+    type Counted = Vec<(Move, u64)>;
+
     /// Each move of `pos` that [`Leapers::replies`] counts (all but en
     /// passant), with that count, by the copy `PIECES`.
-    fn counted<S: Side, const PIECES: bool>(pos: &Position) -> Vec<(Move, u64)> {
+    fn counted<S: Side, const PIECES: bool>(pos: &Position) -> Counted {
         let cpu = Sparse(Compiled);
         let sink = Leapers::<Sparse<Compiled>, S, PIECES>::new(cpu, pos);
         let mut out = Vec::new();
@@ -297,6 +300,18 @@ mod tests {
             out.push((mv, sink.replies(piece, from, to, double)));
         }
         out
+    }
+
+    /// [`copy`] of `pos`, and [`counted`] by the general copy and, where
+    /// `copy` takes the kings-and-pawns one, by that one (else empty).
+    fn copies<S: Side>(pos: &Position) -> (Option<bool>, Counted, Counted) {
+        let copy = copy::<S>(pos);
+        let pawns_only = if copy == Some(false) {
+            counted::<S, false>(pos)
+        } else {
+            Vec::new()
+        };
+        (copy, counted::<S, true>(pos), pawns_only)
     }
 
     /// Where the general copy's reasoning holds, which is wider than where
@@ -325,24 +340,8 @@ mod tests {
         for pos in positions().into_iter().filter(general) {
             let them = pos.them();
             let (copy, general, pawns_only) = match pos.side_to_move() {
-                Color::White => (
-                    copy::<White>(&pos),
-                    counted::<White, true>(&pos),
-                    if copy::<White>(&pos) == Some(false) {
-                        counted::<White, false>(&pos)
-                    } else {
-                        Vec::new()
-                    },
-                ),
-                Color::Black => (
-                    copy::<Black>(&pos),
-                    counted::<Black, true>(&pos),
-                    if copy::<Black>(&pos) == Some(false) {
-                        counted::<Black, false>(&pos)
-                    } else {
-                        Vec::new()
-                    },
-                ),
+                Color::White => copies::<White>(&pos),
+                Color::Black => copies::<Black>(&pos),
             };
             seen[0] += 1;
             seen[1] += usize::from(pos.in_check());
