@@ -98,7 +98,11 @@
 //! of `O`'s is pinned and only the moved piece checks, so each child's count
 //! is a few sets, with none of the footprint's set-up. Measured: the pawn
 //! endings of 13 men run 0.68-0.71 of the instructions, the queen and rook
-//! endings with one side's slider 0.91-0.92.
+//! endings with one side's slider 0.91-0.92. So is one whose side to move
+//! has exactly one slider and no knight: that slider is then the only
+//! piece that can pin a piece of `O` or uncover a check, and each child's
+//! count is one lookup of it more (the speed set's first bin 0.961 of the
+//! instructions, CPW 3 0.87 of the time).
 
 use std::marker::PhantomData;
 
@@ -636,25 +640,31 @@ impl Scratch {
 /// leaves keeps one for all its children).
 #[inline(always)]
 pub(crate) fn perft2_with<C: Cpu, S: Side>(cpu: C, pos: &Position, scratch: &mut Scratch) -> u64 {
-    // The side to move has no slider, and no promotion, the other side no
-    // castling right; kings and pawns only, or the other side has a
-    // slider: every child counted from a few sets, unmade ([`leapers`]), in
-    // a function of its own. On the `Sparse` paths only, so that the
+    // The side to move has no slider (kings and pawns only, or the other
+    // side has a slider) or one and no knight, and no promotion, the other
+    // side no castling right: every child counted from a few sets, unmade
+    // ([`leapers`]), in a function of its own. On the `Sparse` paths only, so that the
     // richer positions' code stays as it was; tested here, not in
     // `perft2_inline`, whose code a test there changed (1-3 % more
     // instructions in the other endings).
     if C::CHECK_TIER {
         match leapers::copy::<S>(pos) {
-            Some(false) => {
+            Some(leapers::Which::Pawns) => {
                 return cpu.outlined(
                     #[inline(always)]
-                    || leapers::perft2::<C, S, false>(cpu, pos),
+                    || leapers::perft2::<C, S, false, false>(cpu, pos),
                 );
             }
-            Some(true) => {
+            Some(leapers::Which::Leapers) => {
                 return cpu.outlined(
                     #[inline(always)]
-                    || leapers::perft2::<C, S, true>(cpu, pos),
+                    || leapers::perft2::<C, S, true, false>(cpu, pos),
+                );
+            }
+            Some(leapers::Which::Slider) => {
+                return cpu.outlined(
+                    #[inline(always)]
+                    || leapers::perft2::<C, S, true, true>(cpu, pos),
                 );
             }
             None => {}

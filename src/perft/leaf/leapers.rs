@@ -1,4 +1,4 @@
-//! Perft 2 for a leaf parent whose side to move has no slider.
+//! Perft 2 for a leaf parent whose side to move has no slider, or one.
 //!
 //! When the side to move `S` has only its king, knights and pawns (and no
 //! pawn one step from promotion), and the other side `O` has no castling
@@ -34,13 +34,38 @@
 //! position's count with no work per move: there the general copy ran
 //! 0.91-1.02 of the shortcut's instructions, no gain overall.
 //!
+//! **One slider** ([`Which::Slider`]). When `S` has exactly one slider
+//! and no knight (same conditions otherwise), the slider where it stands
+//! after the move is the only piece of `S` whose attacks depend on the
+//! occupancy, so one lookup (two for a queen), with `O`'s king off the
+//! board, gives the squares it denies `O`'s king and whether it checks
+//! (moved or uncovered); and it pins at most one piece of `O`, the one
+//! that stands alone between it and the king on a line of its kind. Each
+//! child is then counted as a board of its own ([`Leapers::count_slider`]):
+//! in a double check the king's moves only; in a single check the king's
+//! moves and the moves of `O`'s unpinned pieces onto the checker or between
+//! it and the king; otherwise every piece of `O`, a pinned one along its pin
+//! line. A double push that gives `O` an en-passant capture is made (with
+//! a slider on the board the capture may be illegal: a horizontal pin).
+//! This replaces the shortcut's set-up and king tier in the rook and queen
+//! endings, where most of `S`'s moves touch `O`'s king zone. Measured
+//! (instructions against the shortcut, `scripts/icount_set.py`): the speed
+//! set's first bin 0.961 and second 0.986 (queen endings 0.83-0.92,
+//! minor-piece endings with a promoted queen 0.91-0.97); CPW 3 at depth 7
+//! 0.87 of the time. Taken with knights of `S` too, it ran 1.03-1.04 of
+//! the instructions in the minor-piece endings where `S` has a knight (the
+//! shortcut counts a knight's moves away from `O`'s king as the passed
+//! position's count), so those are left to the shortcut.
+//!
 //! Used on the `Sparse` paths only (`Cpu::CHECK_TIER`, roots with at most 14
 //! men), so that the richer positions' code stays as it was.
 
 use std::marker::PhantomData;
 
 use super::{count_leaves, pawn_count};
-use crate::chess::attacks::{king_attacks, knight_attacks, pawn_attacks};
+use crate::chess::attacks::{
+    between, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_rays,
+};
 use crate::chess::bitboard::Bitboard;
 use crate::chess::cpu::Cpu;
 use crate::chess::movegen::{self, MoveSink, NodeInfo, Side};
@@ -49,9 +74,22 @@ use crate::chess::piece::Piece;
 use crate::chess::position::Position;
 use crate::chess::square::Square;
 
+/// The copies of [`perft2`] ([`copy`] says which one counts a leaf parent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Which {
+    /// Kings and pawns only: the knight and slider code compiled out.
+    Pawns,
+    /// `S` has no slider, `O` has one.
+    Leapers,
+    /// `S` has exactly one slider (a bishop, rook or queen) and no knight:
+    /// the slider alone can pin a piece of `O` or uncover a check.
+    Slider,
+}
+
 /// Which copy of [`perft2`] counts `pos` (side `S` to move), if one does:
-/// `Some(false)` for kings and pawns only, `Some(true)` where `S` has no
-/// slider and `O` has one; in both, `S` has no pawn one step from
+/// [`Which::Pawns`] for kings and pawns only, [`Which::Leapers`] where `S`
+/// has no slider and `O` has one, [`Which::Slider`] where `S` has exactly
+/// one slider and no knight; in all, `S` has no pawn one step from
 /// promotion and `O` no castling right. `None`: the leaf-parent shortcut.
 ///
 /// Measured (`scripts/icount_set.py`, instructions against the shortcut):
@@ -63,37 +101,53 @@ use crate::chess::square::Square;
 /// the shortcut, which counts most promotions unmade: taken here, the pawn
 /// endings that promote within a few plies ran up to 1.9 % more.
 #[inline(always)]
-pub(crate) fn copy<S: Side>(pos: &Position) -> Option<bool> {
+pub(crate) fn copy<S: Side>(pos: &Position) -> Option<Which> {
     let us = pos.colors(S::COLOR);
     let them = pos.colors(<S::Other as Side>::COLOR);
     let sliders = pos.diagonal_sliders() | pos.orthogonal_sliders();
-    if (sliders & us).nonempty()
-        || (pos.castle_rooks() & them).nonempty()
+    if (pos.castle_rooks() & them).nonempty()
         || (S::up(pos.pieces(Piece::Pawn) & us) & S::RANK_8).nonempty()
     {
         None
+    } else if (sliders & us).nonempty() {
+        if (sliders & us).has_many() || (pos.pieces(Piece::Knight) & us).nonempty() {
+            None
+        } else {
+            Some(Which::Slider)
+        }
     } else if sliders.nonempty() {
-        Some(true)
+        Some(Which::Leapers)
     } else if pos.pieces(Piece::Knight).is_empty() {
-        Some(false)
+        Some(Which::Pawns)
     } else {
         None
     }
 }
 
 /// Perft 2 below `pos` (side `S` to move), where [`copy`] gives
-/// `Some(PIECES)`. Without `PIECES` the board holds kings and pawns only,
-/// and the code for knights and sliders is left out.
+/// [`Which::Pawns`] (neither `PIECES` nor `SLIDER`: the board holds kings
+/// and pawns only, and the code for knights and sliders is left out),
+/// [`Which::Leapers`] (`PIECES`) or [`Which::Slider`] (both).
 #[inline(always)]
-pub(crate) fn perft2<C: Cpu, S: Side, const PIECES: bool>(cpu: C, pos: &Position) -> u64 {
-    debug_assert_eq!(copy::<S>(pos), Some(PIECES));
-    let mut sink = Leapers::<C, S, PIECES>::new(cpu, pos);
+pub(crate) fn perft2<C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>(
+    cpu: C,
+    pos: &Position,
+) -> u64 {
+    debug_assert_eq!(
+        copy::<S>(pos),
+        Some(match (PIECES, SLIDER) {
+            (false, _) => Which::Pawns,
+            (true, false) => Which::Leapers,
+            (true, true) => Which::Slider,
+        })
+    );
+    let mut sink = Leapers::<C, S, PIECES, SLIDER>::new(cpu, pos);
     movegen::generate_with_info::<C, S, _>(cpu, pos, &NodeInfo::new::<S>(pos), &mut sink);
     sink.nodes
 }
 
 /// The children's counts of such a leaf parent.
-struct Leapers<'a, C, S, const PIECES: bool> {
+struct Leapers<'a, C, S, const PIECES: bool, const SLIDER: bool> {
     cpu: C,
     pos: &'a Position,
     occ: Bitboard,
@@ -108,11 +162,18 @@ struct Leapers<'a, C, S, const PIECES: bool> {
     o_diagonal: Bitboard,
     o_orthogonal: Bitboard,
     o_king: Square,
+    /// With `SLIDER`: `S`'s slider's square, and whether it moves along
+    /// diagonals and along ranks and files.
+    s_slider: Square,
+    s_diagonal: bool,
+    s_orthogonal: bool,
     nodes: u64,
     side: PhantomData<S>,
 }
 
-impl<'a, C: Cpu, S: Side, const PIECES: bool> Leapers<'a, C, S, PIECES> {
+impl<'a, C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>
+    Leapers<'a, C, S, PIECES, SLIDER>
+{
     #[inline(always)]
     fn new(cpu: C, pos: &'a Position) -> Self {
         let o = <S::Other as Side>::COLOR;
@@ -123,6 +184,8 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool> Leapers<'a, C, S, PIECES> {
         for sq in s_knights {
             s_knight_reach |= knight_attacks(sq);
         }
+        let (s_diagonal, s_orthogonal) =
+            (pos.diagonal_sliders() & us, pos.orthogonal_sliders() & us);
         Leapers {
             cpu,
             pos,
@@ -137,17 +200,41 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool> Leapers<'a, C, S, PIECES> {
             o_diagonal: pos.diagonal_sliders() & them,
             o_orthogonal: pos.orthogonal_sliders() & them,
             o_king: pos.king(o),
+            s_slider: if SLIDER {
+                (s_diagonal | s_orthogonal).lsb()
+            } else {
+                Square::from_index(0)
+            },
+            s_diagonal: s_diagonal.nonempty(),
+            s_orthogonal: s_orthogonal.nonempty(),
             nodes: 0,
             side: PhantomData,
         }
     }
 
-    /// `O`'s replies after `S` moves its `piece` (a king, knight or pawn;
-    /// not a promotion or an en-passant capture) from `from` to `to`,
-    /// taking what of `O`'s stands there; `double` for a double push.
+    /// `O`'s replies after `S` moves its `piece` (a king, knight or pawn,
+    /// or with `SLIDER` its slider; not a promotion or an en-passant
+    /// capture) from `from` to `to`, taking what of `O`'s stands there;
+    /// `double` for a double push.
     #[inline(always)]
     fn replies(&self, piece: Piece, from: Square, to: Square, double: bool) -> u64 {
-        let replies = self.count(piece, from, to, double);
+        // With a slider of S on the board, an en-passant capture of O may
+        // be illegal (the two pawns leave a rank the slider shares with
+        // O's king): a double push that gives O one is made (rare).
+        if SLIDER && double {
+            let crossed = Square::from_index((to.index() as i32 - S::UP) as usize);
+            if (pawn_attacks(S::COLOR, crossed) & self.o_pawns).nonempty() {
+                let child = self
+                    .pos
+                    .make_normal::<C, S, false>(self.cpu, piece, from, to);
+                return count_leaves::<C, S::Other>(self.cpu, &child);
+            }
+        }
+        let replies = if SLIDER {
+            self.count_slider(piece, from, to)
+        } else {
+            self.count(piece, from, to, double)
+        };
         debug_assert_eq!(
             u64::from(replies),
             movegen::count::<C, S::Other>(
@@ -237,12 +324,144 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool> Leapers<'a, C, S, PIECES> {
             n
         }
     }
+
+    /// [`Leapers::count`] where `S` has one slider and no knight (`SLIDER`),
+    /// for any move but a double push that gives `O` an en-passant
+    /// capture. The slider,
+    /// where it stands after the move, is the only piece of `S` that sees
+    /// along lines: it checks `O`'s king if its attacks reach it, and pins
+    /// the one piece of `O` that stands alone between them on a line of its
+    /// kind. `O`'s king goes where nothing of `S` attacks (the slider's
+    /// attacks with the king off the board); in a double check nothing
+    /// else moves; in a single check `O`'s unpinned pieces move onto the
+    /// checker or between it and the king; otherwise each piece of `O`
+    /// moves as on a board of its own, a pinned one along its pin line.
+    #[inline(always)]
+    fn count_slider(&self, piece: Piece, from: Square, to: Square) -> u32 {
+        let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
+        let moved = from_bb | to_bb;
+        let occ = (self.occ ^ from_bb) | to_bb;
+        let own = self.o_all & !to_bb;
+        // S has no knight ([`copy`]).
+        debug_assert!(self.s_knights.is_empty());
+        let (mut s_pawns, mut s_king, mut slider) = (self.s_pawns, self.s_king, self.s_slider);
+        match piece {
+            Piece::Pawn => s_pawns ^= moved,
+            Piece::King => s_king = to,
+            _ => slider = to,
+        }
+        let (cpu, king) = (self.cpu, self.o_king);
+        let (diagonal, orthogonal) = (self.s_diagonal, self.s_orthogonal);
+        let slider_bb = slider.bitboard();
+        // The slider's attacks with O's king off the board: the squares it
+        // denies the king, and, if they hold the king's square, a check.
+        let no_king = occ ^ king.bitboard();
+        let mut reach = Bitboard::EMPTY;
+        if diagonal {
+            reach |= cpu.bishop_attacks(slider, no_king);
+        }
+        if orthogonal {
+            reach |= cpu.rook_attacks(slider, no_king);
+        }
+        let attacked = S::up_west(s_pawns) | S::up_east(s_pawns) | king_attacks(s_king) | reach;
+        let king_moves = (king_attacks(king) & !own & !attacked).len();
+        let leaper_check = if piece == Piece::Pawn {
+            pawn_attacks(<S::Other as Side>::COLOR, king) & to_bb
+        } else {
+            Bitboard::EMPTY
+        };
+        let checkers = if reach.contains(king) {
+            leaper_check | slider_bb
+        } else {
+            leaper_check
+        };
+        // The piece of O the slider pins, and its line (the squares between
+        // the king and the slider, and the slider's).
+        let rays = match (diagonal, orthogonal) {
+            (true, true) => bishop_rays(king) | rook_rays(king),
+            (true, false) => bishop_rays(king),
+            _ => rook_rays(king),
+        };
+        let line = between(king, slider);
+        let blockers = line & occ;
+        let (pinned, pin_line) =
+            if rays.contains(slider) && !blockers.has_many() && (blockers & own).nonempty() {
+                (blockers, line | slider_bb)
+            } else {
+                (Bitboard::EMPTY, Bitboard::EMPTY)
+            };
+        let (o_pawns, o_knights) = (self.o_pawns & !to_bb, self.o_knights & !to_bb);
+        let (o_diagonal, o_orthogonal) = (self.o_diagonal & !to_bb, self.o_orthogonal & !to_bb);
+        if checkers.nonempty() {
+            if checkers.has_many() {
+                return king_moves;
+            }
+            // Onto the checker or between it and the king; a pinned piece
+            // cannot (its line and the check's meet only at the king).
+            let answers = between(king, checkers.lsb()) | checkers;
+            let mut n = king_moves;
+            for sq in o_knights & !pinned {
+                n += (knight_attacks(sq) & answers).len();
+            }
+            for sq in o_diagonal & !pinned {
+                n += (cpu.bishop_attacks(sq, occ) & answers).len();
+            }
+            for sq in o_orthogonal & !pinned {
+                n += (cpu.rook_attacks(sq, occ) & answers).len();
+            }
+            // The checker is the only occupied square of `answers`.
+            let pawns = o_pawns & !pinned;
+            let empty = !occ;
+            let single = <S::Other as Side>::up(pawns) & empty;
+            let double =
+                <S::Other as Side>::up(single & <S::Other as Side>::RANK_3) & empty & answers;
+            let single = single & answers;
+            let west = <S::Other as Side>::up_west(pawns) & checkers;
+            let east = <S::Other as Side>::up_east(pawns) & checkers;
+            let last = <S::Other as Side>::RANK_8;
+            let promotions = (single & last).len() + (west & last).len() + (east & last).len();
+            n + single.len() + double.len() + west.len() + east.len() + 3 * promotions
+        } else {
+            let enemy = occ & !own;
+            let mut n = king_moves + pawn_count::<S::Other>(o_pawns & !pinned, occ, enemy);
+            for sq in o_knights & !pinned {
+                n += (knight_attacks(sq) & !own).len();
+            }
+            // A pinned slider moves along its pin line (`pin_line` is full
+            // for the others).
+            let along = |sq: Square| {
+                if pinned.contains(sq) {
+                    pin_line
+                } else {
+                    Bitboard::FULL
+                }
+            };
+            for sq in o_diagonal {
+                n += (cpu.bishop_attacks(sq, occ) & !own & along(sq)).len();
+            }
+            for sq in o_orthogonal {
+                n += (cpu.rook_attacks(sq, occ) & !own & along(sq)).len();
+            }
+            let pawn = pinned & o_pawns;
+            if pawn.nonempty() {
+                let single = <S::Other as Side>::up(pawn) & !occ;
+                let double = <S::Other as Side>::up(single & <S::Other as Side>::RANK_3) & !occ;
+                let captures =
+                    (<S::Other as Side>::up_west(pawn) | <S::Other as Side>::up_east(pawn)) & enemy;
+                let to = (single | double | captures) & pin_line;
+                n += to.len() + 3 * (to & <S::Other as Side>::RANK_8).len();
+            }
+            n
+        }
+    }
 }
 
-impl<C: Cpu, S: Side, const PIECES: bool> MoveSink for Leapers<'_, C, S, PIECES> {
+impl<C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool> MoveSink
+    for Leapers<'_, C, S, PIECES, SLIDER>
+{
     #[inline(always)]
     fn piece_moves(&mut self, piece: Piece, from: Square, to: Bitboard) -> bool {
-        debug_assert!(matches!(piece, Piece::King | Piece::Knight));
+        debug_assert!(SLIDER || matches!(piece, Piece::King | Piece::Knight));
         for to in to {
             self.nodes += self.replies(piece, from, to, false);
         }
@@ -285,10 +504,11 @@ mod tests {
     type Counted = Vec<(Move, u64)>;
 
     /// Each move of `pos` that [`Leapers::replies`] counts (all but en
-    /// passant), with that count, by the copy `PIECES`.
-    fn counted<S: Side, const PIECES: bool>(pos: &Position) -> Counted {
+    /// passant and castling), with that count, by the copy `PIECES`,
+    /// `SLIDER`.
+    fn counted<S: Side, const PIECES: bool, const SLIDER: bool>(pos: &Position) -> Counted {
         let cpu = Sparse(Compiled);
-        let sink = Leapers::<Sparse<Compiled>, S, PIECES>::new(cpu, pos);
+        let sink = Leapers::<Sparse<Compiled>, S, PIECES, SLIDER>::new(cpu, pos);
         let mut out = Vec::new();
         for mv in pos.legal_moves().iter().copied() {
             if mv.kind() != MoveKind::Normal {
@@ -304,14 +524,14 @@ mod tests {
 
     /// [`copy`] of `pos`, and [`counted`] by the general copy and, where
     /// `copy` takes the kings-and-pawns one, by that one (else empty).
-    fn copies<S: Side>(pos: &Position) -> (Option<bool>, Counted, Counted) {
+    fn copies<S: Side>(pos: &Position) -> (Option<Which>, Counted, Counted) {
         let copy = copy::<S>(pos);
-        let pawns_only = if copy == Some(false) {
-            counted::<S, false>(pos)
+        let pawns_only = if copy == Some(Which::Pawns) {
+            counted::<S, false, false>(pos)
         } else {
             Vec::new()
         };
-        (copy, counted::<S, true>(pos), pawns_only)
+        (copy, counted::<S, true, false>(pos), pawns_only)
     }
 
     /// Where the general copy's reasoning holds, which is wider than where
@@ -349,9 +569,9 @@ mod tests {
                 ((pos.diagonal_sliders() | pos.orthogonal_sliders()) & them).nonempty(),
             );
             seen[3] += usize::from((pos.pieces(Piece::Knight) & them).nonempty());
-            seen[8] += usize::from(copy == Some(true));
-            seen[9] += usize::from(copy == Some(false));
-            let kings_and_pawns = copy == Some(false);
+            seen[8] += usize::from(copy == Some(Which::Leapers));
+            seen[9] += usize::from(copy == Some(Which::Pawns));
+            let kings_and_pawns = copy == Some(Which::Pawns);
             for (i, (mv, replies)) in general.into_iter().enumerate() {
                 let child = pos.play_unchecked(mv);
                 let count = child.count_moves();
@@ -374,6 +594,92 @@ mod tests {
         }
         // Each case must be met, or this test proves nothing.
         assert!(seen[0] >= 100 && seen[4] >= 1000, "{seen:?}");
+        assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+    }
+
+    /// Where [`copy`] takes the one-slider copy: `S` has exactly one
+    /// slider, no knight and no pawn one step from promotion, `O` no
+    /// castling right.
+    fn one_slider(pos: &Position) -> bool {
+        let (us, them) = (pos.us(), pos.them());
+        let seventh = match pos.side_to_move() {
+            Color::White => White::up(pos.pieces(Piece::Pawn) & us) & White::RANK_8,
+            Color::Black => Black::up(pos.pieces(Piece::Pawn) & us) & Black::RANK_8,
+        };
+        let sliders = (pos.diagonal_sliders() | pos.orthogonal_sliders()) & us;
+        sliders.len() == 1
+            && (pos.pieces(Piece::Knight) & us).is_empty()
+            && (pos.castle_rooks() & them).is_empty()
+            && seventh.is_empty()
+    }
+
+    /// Every child of a leaf parent whose side to move has one slider has
+    /// the reply count the one-slider copy gives, and every case is met:
+    /// a bishop, a rook and a queen as the slider; its check, moved or
+    /// uncovered, and a double check; a piece of the other side pinned
+    /// (a pawn among them) before or after the move; a leaf parent in
+    /// check; a double push the other side could take en passant (made);
+    /// the other side with a slider and with a knight.
+    #[test]
+    fn every_child_of_a_one_slider_leaf_parent_has_the_counted_replies() {
+        let mut seen = [0usize; 14];
+        // A pawn's capture that checks and uncovers the rook's check, for
+        // each side (the double check, which random play rarely reaches).
+        let double_checks = [
+            "4k3/5n2/4P3/8/8/8/8/4RK2 w - - 0 1",
+            "4rk2/8/8/8/8/4p3/5N2/4K3 b - - 0 1",
+        ]
+        .map(|fen| Position::from_fen(fen).unwrap());
+        for pos in positions()
+            .into_iter()
+            .chain(double_checks)
+            .filter(one_slider)
+        {
+            let (us, them) = (pos.us(), pos.them());
+            let (copy, counted) = match pos.side_to_move() {
+                Color::White => (copy::<White>(&pos), counted::<White, true, true>(&pos)),
+                Color::Black => (copy::<Black>(&pos), counted::<Black, true, true>(&pos)),
+            };
+            assert_eq!(copy, Some(Which::Slider), "{}", pos.to_fen());
+            seen[0] += 1;
+            seen[1] += usize::from(pos.in_check());
+            seen[2] += usize::from(
+                ((pos.diagonal_sliders() | pos.orthogonal_sliders()) & them).nonempty(),
+            );
+            seen[3] += usize::from((pos.pieces(Piece::Knight) & them).nonempty());
+            let slider = (pos.diagonal_sliders() | pos.orthogonal_sliders()) & us;
+            seen[4] += usize::from((slider & pos.pieces(Piece::Bishop)).nonempty());
+            seen[5] += usize::from((slider & pos.pieces(Piece::Rook)).nonempty());
+            seen[6] += usize::from((slider & pos.pieces(Piece::Queen)).nonempty());
+            for (mv, replies) in counted {
+                let child = pos.play_unchecked(mv);
+                assert_eq!(
+                    child.count_moves(),
+                    replies,
+                    "{} {}",
+                    pos.to_fen(),
+                    mv.to_uci(false)
+                );
+                seen[7] += 1;
+                let checkers = child.checkers();
+                let moved_slider = slider.contains(mv.from());
+                seen[8] += usize::from(checkers.has_many());
+                seen[9] +=
+                    usize::from(!checkers.has_many() && moved_slider && checkers.contains(mv.to()));
+                seen[10] += usize::from(
+                    !checkers.has_many() && !moved_slider && (checkers & slider).nonempty(),
+                );
+                let pinned = match child.side_to_move() {
+                    Color::White => NodeInfo::new::<White>(&child).pinned,
+                    Color::Black => NodeInfo::new::<Black>(&child).pinned,
+                };
+                seen[11] += usize::from(pinned.nonempty());
+                seen[12] += usize::from((pinned & child.pieces(Piece::Pawn)).nonempty());
+                seen[13] += usize::from(child.ep_square().is_some());
+            }
+        }
+        // Each case must be met, or this test proves nothing.
+        assert!(seen[0] >= 100 && seen[7] >= 1000, "{seen:?}");
         assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
     }
 }
