@@ -327,11 +327,10 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>
 
     /// [`Leapers::count`] where `S` has one slider and no knight (`SLIDER`),
     /// for any move but a double push that gives `O` an en-passant
-    /// capture. The slider,
-    /// where it stands after the move, is the only piece of `S` that sees
-    /// along lines: it checks `O`'s king if its attacks reach it, and pins
-    /// the one piece of `O` that stands alone between them on a line of its
-    /// kind. `O`'s king goes where nothing of `S` attacks (the slider's
+    /// capture. The slider, where it stands after the move, is the only
+    /// piece of `S` that sees along lines: it checks `O`'s king if its
+    /// attacks reach it, and pins the one piece of `O` that stands alone
+    /// between them on a line of its kind. `O`'s king goes where nothing of `S` attacks (the slider's
     /// attacks with the king off the board); in a double check nothing
     /// else moves; in a single check `O`'s unpinned pieces move onto the
     /// checker or between it and the king; otherwise each piece of `O`
@@ -427,8 +426,8 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>
             for sq in o_knights & !pinned {
                 n += (knight_attacks(sq) & !own).len();
             }
-            // A pinned slider moves along its pin line (`pin_line` is full
-            // for the others).
+            // A pinned slider moves along its pin line, the others anywhere
+            // they reach.
             let along = |sq: Square| {
                 if pinned.contains(sq) {
                     pin_line
