@@ -524,18 +524,7 @@ impl Mobility {
         for sq in self.knights & !to {
             n += (knight_attacks(sq) & answers).len();
         }
-        // The checker is the only occupied square of `answers`.
-        let pawns = self.pawns & !to;
-        let empty = !occ;
-        let single = <S::Other as Side>::up(pawns) & empty;
-        let double = <S::Other as Side>::up(single & <S::Other as Side>::RANK_3) & empty & answers;
-        let single = single & answers;
-        let captures = answers & occ;
-        let west = <S::Other as Side>::up_west(pawns) & captures;
-        let east = <S::Other as Side>::up_east(pawns) & captures;
-        let last = <S::Other as Side>::RANK_8;
-        let promotions = (single & last).len() + (west & last).len() + (east & last).len();
-        n + single.len() + double.len() + west.len() + east.len() + 3 * promotions
+        n + pawn_evasions::<S::Other>(self.pawns & !to, occ, answers)
     }
 
     /// `O`'s reply count after `S` captures on `to` (an unpinned piece of
@@ -589,6 +578,24 @@ fn pawn_count<T: Side>(pawns: Bitboard, occ: Bitboard, enemy: Bitboard) -> u32 {
     let double = T::up(single & T::RANK_3) & empty;
     let west = T::up_west(pawns) & enemy;
     let east = T::up_east(pawns) & enemy;
+    let last = T::RANK_8;
+    let promotions = (single & last).len() + (west & last).len() + (east & last).len();
+    single.len() + double.len() + west.len() + east.len() + 3 * promotions
+}
+
+/// The moves of the pawns `pawns` of side `T` onto `answers` (the square of
+/// a piece that checks `T`'s king, the only occupied one, and the squares
+/// between the two), given the occupancy: pushes that block, captures of
+/// the checker (a promotion counts four).
+#[inline(always)]
+fn pawn_evasions<T: Side>(pawns: Bitboard, occ: Bitboard, answers: Bitboard) -> u32 {
+    let empty = !occ;
+    let single = T::up(pawns) & empty;
+    let double = T::up(single & T::RANK_3) & empty & answers;
+    let single = single & answers;
+    let captures = answers & occ;
+    let west = T::up_west(pawns) & captures;
+    let east = T::up_east(pawns) & captures;
     let last = T::RANK_8;
     let promotions = (single & last).len() + (west & last).len() + (east & last).len();
     single.len() + double.len() + west.len() + east.len() + 3 * promotions

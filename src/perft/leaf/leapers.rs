@@ -62,7 +62,7 @@
 
 use std::marker::PhantomData;
 
-use super::{count_leaves, pawn_count};
+use super::{count_leaves, pawn_count, pawn_evasions};
 use crate::chess::attacks::{
     between, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_rays,
 };
@@ -408,18 +408,7 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>
             for sq in o_orthogonal & !pinned {
                 n += (cpu.rook_attacks(sq, occ) & answers).len();
             }
-            // The checker is the only occupied square of `answers`.
-            let pawns = o_pawns & !pinned;
-            let empty = !occ;
-            let single = <S::Other as Side>::up(pawns) & empty;
-            let double =
-                <S::Other as Side>::up(single & <S::Other as Side>::RANK_3) & empty & answers;
-            let single = single & answers;
-            let west = <S::Other as Side>::up_west(pawns) & checkers;
-            let east = <S::Other as Side>::up_east(pawns) & checkers;
-            let last = <S::Other as Side>::RANK_8;
-            let promotions = (single & last).len() + (west & last).len() + (east & last).len();
-            n + single.len() + double.len() + west.len() + east.len() + 3 * promotions
+            n + pawn_evasions::<S::Other>(o_pawns & !pinned, occ, answers)
         } else {
             let enemy = occ & !own;
             let mut n = king_moves + pawn_count::<S::Other>(o_pawns & !pinned, occ, enemy);
