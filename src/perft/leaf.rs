@@ -102,7 +102,7 @@
 //! has exactly one slider and no knight: that slider is then the only
 //! piece that can pin a piece of `O` or uncover a check, and each child's
 //! count is one lookup of it more (the speed set's first bin 0.961 of the
-//! instructions, CPW 3 0.87 of the time).
+//! instructions, CPW 3 0.80 of the time).
 
 use std::marker::PhantomData;
 
@@ -650,8 +650,8 @@ pub(crate) fn perft2_with<C: Cpu, S: Side>(cpu: C, pos: &Position, scratch: &mut
     // The side to move has no slider (kings and pawns only, or the other
     // side has a slider) or one and no knight, and no promotion, the other
     // side no castling right: every child counted from a few sets, unmade
-    // ([`leapers`]), in a function of its own. On the `Sparse` paths only, so that the
-    // richer positions' code stays as it was; tested here, not in
+    // ([`leapers`]), in a function of its own. On the `Sparse` paths only,
+    // so that the richer positions' code stays as it was; tested here, not in
     // `perft2_inline`, whose code a test there changed (1-3 % more
     // instructions in the other endings).
     if C::CHECK_TIER {
