@@ -6,8 +6,13 @@
 
 Plots total Mnps against threads (one line per hash setting, when the runs
 differ in it) with the ideal linear scaling from the first run as a dashed
-line. Standard library only: the SVG is written by hand, so no plotting
-package is needed. Reads stdin when the input is '-'.
+line and, for a bench run with `--ceiling`, the ceiling: what as many
+independent single-thread counters count together at each thread count
+(the machine's limit), dotted. The gap between the dashed and dotted lines
+is the machine's (all-core clock, shared caches and memory), the gap
+between the dotted line and a measured one is the program's. Standard
+library only: the SVG is written by hand, so no plotting package is
+needed. Reads stdin when the input is '-'.
 """
 
 import json
@@ -52,12 +57,30 @@ def series(report):
     return {k: sorted(v) for k, v in groups.items()}
 
 
+def ceiling(report):
+    """[(threads, ceiling Mnps), ...] of the runs with a ceiling (--ceiling)."""
+    points = {}
+    for run in report["runs"]:
+        c = run.get("ceiling")
+        if c:
+            points[run["threads"]] = c["mnps"]
+    return sorted(points.items())
+
+
 def svg(report):
     groups = series(report)
     first = report["runs"][0]
+    ceiling_pts = ceiling(report)
     ideal_per_thread = first["mnps"] / first["threads"]
+    if first.get("ceiling"):
+        # With a ceiling, linear scaling starts from one counter alone.
+        ideal_per_thread = first["ceiling"]["one_mnps"]
     max_threads = max(t for pts in groups.values() for t, _ in pts)
-    max_mnps = max([m for pts in groups.values() for _, m in pts] + [ideal_per_thread * max_threads])
+    max_mnps = max(
+        [m for pts in groups.values() for _, m in pts]
+        + [m for _, m in ceiling_pts]
+        + [ideal_per_thread * max_threads]
+    )
     step = nice_step(max_mnps)
     y_max = step * (int(max_mnps / step) + 1)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
@@ -105,6 +128,12 @@ def svg(report):
         f'y2="{y(ideal_per_thread * max_threads):.1f}" stroke="#888" stroke-dasharray="5,4"/>'
     )
     legend = [("ideal (linear)", "#888", True)]
+    if ceiling_pts:
+        path = " ".join(f"{x(t):.1f},{y(m):.1f}" for t, m in ceiling_pts)
+        out.append(f'<polyline points="{path}" fill="none" stroke="#555" stroke-width="2" stroke-dasharray="2,3"/>')
+        for t, m in ceiling_pts:
+            out.append(f'<circle cx="{x(t):.1f}" cy="{y(m):.1f}" r="3" fill="#555"/>')
+        legend.append(("ceiling (N counters)", "#555", "2,3"))
     for i, (label, pts) in enumerate(groups.items()):
         colour = COLOURS[i % len(COLOURS)]
         path = " ".join(f"{x(t):.1f},{y(m):.1f}" for t, m in pts)
@@ -118,11 +147,15 @@ def svg(report):
     for i, (label, colour, dashed) in enumerate(legend):
         ly = TOP + 10 + i * 20
         lx = LEFT + plot_w + 15
-        dash = ' stroke-dasharray="5,4"' if dashed else ""
+        pattern = "5,4" if dashed is True else dashed
+        dash = f' stroke-dasharray="{pattern}"' if pattern else ""
         out.append(f'<line x1="{lx}" y1="{ly}" x2="{lx + 25}" y2="{ly}" stroke="{colour}" stroke-width="2"{dash}/>')
         out.append(f'<text x="{lx + 32}" y="{ly + 4}">{escape(label)}</text>')
     sig = report.get("signature_str", str(report.get("signature", "")))
+    depth_set = report.get("depth_set")
     out.append(f'<text x="{LEFT + plot_w + 15}" y="{TOP + 10 + len(legend) * 20 + 10}" font-size="10">signature {sig}</text>')
+    if depth_set:
+        out.append(f'<text x="{LEFT + plot_w + 15}" y="{TOP + 10 + len(legend) * 20 + 24}" font-size="10">{escape(depth_set)} depth set</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

@@ -117,7 +117,58 @@ fn divide_reports_every_root_move_and_the_stats_add_up() {
     assert_eq!(seen.load(Ordering::Relaxed), 4_085_603);
     let s = out.stats;
     assert!(s.probes > 0 && s.hits <= s.probes);
-    assert_eq!(s.probes - s.hits, s.stores + s.replacements + s.rejected);
+    // Every miss (busy or not) is counted and then offered to the table.
+    assert_eq!(
+        s.probes - s.hits,
+        s.stores + s.replacements + s.rejected + s.busy_stores
+    );
+    assert_eq!((s.busy_probes, s.busy_stores), (0, 0), "lockless: no locks");
+}
+
+/// Many more threads than cores, every sync mode, tables small enough that
+/// every store fights over a few buckets (one bucket, then 64): threads are
+/// preempted in the middle of their table accesses, locks are found taken
+/// and entries are replaced under each other, and every count stays exact.
+#[test]
+fn oversubscribed_threads_on_tiny_tables_give_the_published_counts_in_every_sync_mode() {
+    let modes = [
+        HashSync::Lockless,
+        HashSync::Mutex { shards: 1 },
+        HashSync::Mutex { shards: 3 },
+        HashSync::Mutex { shards: 1024 },
+    ];
+    for threads in [16, 64] {
+        for (i, sync) in modes.iter().enumerate() {
+            let bytes = [64, 64 * 64][i % 2];
+            let perft = driver(threads, bytes, *sync, 2, 2);
+            let checked = check(&perft, &["standard", "tricky960"], 1_000..=5_000_000);
+            assert!(checked > 60, "{threads} threads, {sync}: {checked} counts");
+        }
+    }
+}
+
+/// With a lock mode, what the table's counters say adds up: every probe is
+/// a hit, a miss or a busy miss, and every miss offers its count once.
+#[test]
+fn lock_modes_account_for_every_probe_and_store() {
+    let pos = perft::Position::from_fen(perft::chess::fen::KIWIPETE).unwrap();
+    for sync in [
+        HashSync::Mutex { shards: 1 },
+        HashSync::Mutex { shards: 64 },
+    ] {
+        let perft = driver(4, 1 << 20, sync, 3, 2);
+        let out = perft.divide(&pos, 5, perft::perft::Control::default());
+        assert_eq!(out.nodes, 193_690_690); // CPW position 2, depth 5
+        let s = out.stats;
+        assert!(s.hits > 0, "{sync}");
+        assert_eq!(
+            s.probes - s.hits,
+            s.stores + s.replacements + s.rejected + s.busy_stores,
+            "{sync}"
+        );
+        assert!(s.busy_probes <= s.probes - s.hits, "{sync}");
+        assert!(out.min_hash_depth >= 2, "{sync}");
+    }
 }
 
 #[test]

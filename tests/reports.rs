@@ -161,6 +161,67 @@ fn bench_signature_is_the_sum_of_the_published_counts_for_any_thread_count() {
     );
 }
 
+/// The deep depth set: the same positions as the standard one, each at
+/// least as deep, its documented signature the sum of its deepest counts;
+/// chosen by the highest thread count unless `--depth-set` says otherwise.
+#[test]
+fn the_bench_depth_set_follows_the_highest_thread_count_and_has_its_own_signature() {
+    let standard = load("bench");
+    let deep = load("bench-deep");
+    assert_eq!(standard.len(), deep.len());
+    for (s, d) in standard.iter().zip(&deep) {
+        assert_eq!(s.fen_text, d.fen_text);
+        assert_eq!(s.id, d.id);
+        // Every count the standard line gives, the deep line gives alike.
+        assert!(s.depths.iter().all(|c| d.depths.contains(c)), "{:?}", s.id);
+        assert!(d.depths.last().unwrap().0 > s.depths.last().unwrap().0);
+    }
+    let full: u64 = deep.iter().map(|r| r.depths.last().unwrap().1).sum();
+    assert_eq!(
+        full, 139_265_939_778,
+        "positions/bench-deep.epd changed: update its header and docs"
+    );
+    let set = |args: &[&str]| {
+        let out = run_perft(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        let v = json_stdout(&out);
+        (
+            v["depth_set"].as_str().unwrap().to_string(),
+            v["file"].as_str().unwrap().to_string(),
+        )
+    };
+    let base = ["bench", "--max-depth", "2", "--json", "--threads"];
+    let standard_set = (
+        "standard".to_string(),
+        "positions/bench.epd (built in)".to_string(),
+    );
+    let deep_set = (
+        "deep".to_string(),
+        "positions/bench-deep.epd (built in)".to_string(),
+    );
+    assert_eq!(set(&[&base[..], &["1,2"]].concat()), standard_set);
+    assert_eq!(set(&[&base[..], &["1,3"]].concat()), deep_set);
+    assert_eq!(
+        set(&[&base[..], &["1,3", "--depth-set", "standard"]].concat()),
+        standard_set
+    );
+    assert_eq!(
+        set(&[&base[..], &["1", "--depth-set", "deep"]].concat()),
+        deep_set
+    );
+    // A file of one's own has no depth set.
+    let file = crate::common::repo_path("positions/bench.epd");
+    let out = run_perft(&[
+        "bench",
+        "--max-depth",
+        "2",
+        "--json",
+        "--file",
+        file.to_str().unwrap(),
+    ]);
+    assert!(json_stdout(&out)["depth_set"].is_null());
+}
+
 #[test]
 fn suite_filter_selects_by_id_or_substring_and_rejects_unmatched_filters() {
     let tricky = repo_path("positions/tricky.epd");

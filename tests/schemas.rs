@@ -724,6 +724,68 @@ fn bench_reports_validate_under_every_shape() {
         "bench",
     );
     assert_eq!(d["runs"][0]["counter"], "plain");
+    // The ceiling, on a run without a table; none on a run with one.
+    let d = report(
+        &[
+            "bench",
+            "--max-depth",
+            "3",
+            "--threads",
+            "1,2",
+            "--hash",
+            "none,1MiB",
+            "--ceiling",
+            "--json",
+        ],
+        &[0],
+        "bench",
+    );
+    let runs = d["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    for run in runs {
+        let with_table = run["hash"] != "none";
+        assert_eq!(run["ceiling"].is_object(), !with_table, "{run}");
+        assert_eq!(run["table"].is_object(), with_table, "{run}");
+    }
+    assert_eq!(runs[2]["ceiling"]["counters"], 2);
+}
+
+/// Every report of a run with a perft table gives the table's set-up, the
+/// time spent before the count making it ready, beside the count's own time.
+#[test]
+fn every_report_with_a_table_gives_its_set_up() {
+    fn check_setup(table: &Value, what: &str) {
+        let seconds = table["setup_seconds"].as_f64();
+        assert!(seconds.is_some_and(|s| s >= 0.0), "{what}: {table}");
+        assert!(
+            table["setup_threads"].as_u64().is_some_and(|t| t >= 1),
+            "{what}: {table}"
+        );
+        assert_eq!(table["hash_bytes"], 2 << 20, "{what}");
+        assert_eq!(table["hash_sync"], "striped:1024", "{what}");
+    }
+    let table = ["--hash", "2MiB", "--hash-sync", "striped", "--json"];
+    fn with<'a>(args: &[&'a str], table: &[&'a str]) -> Vec<&'a str> {
+        [args, table].concat()
+    }
+    let d = report(&with(&["count", "4", "kiwipete"], &table), &[0], "count");
+    check_setup(&d["table"], "count");
+    assert!(d["wall_seconds"].as_f64().unwrap() >= d["seconds"].as_f64().unwrap());
+    let d = report(&with(&["divide", "3", "cpw4"], &table), &[0], "divide");
+    check_setup(&d["table"], "divide");
+    let d = report(&with(&["bench", "--max-depth", "3"], &table), &[0], "bench");
+    check_setup(&d["runs"][0]["table"], "bench");
+    let standard = repo_path("positions/standard.epd");
+    let standard = standard.to_str().unwrap();
+    let d = report(
+        &with(&["suite", standard, "--max-nodes", "100000"], &table),
+        &[0],
+        "suite",
+    );
+    check_setup(&d["table"], "suite");
+    // And none without a table.
+    let d = report(&["count", "3", "--no-hash", "--json"], &[0], "count");
+    assert!(d["table"].is_null());
 }
 
 #[test]

@@ -86,6 +86,8 @@ struct Counted {
     stopped: Option<StoppedBy>,
     seconds: f64,
     stats: PerftStats,
+    /// The smallest hashed depth as the run ended.
+    min_hash_depth: u32,
     /// With `--stats`: the breakdown per finished root move, and in total.
     leaves: Option<(Vec<LeafStats>, LeafStats)>,
 }
@@ -112,6 +114,7 @@ fn counted(
             stopped: None,
             seconds: 0.0,
             stats: PerftStats::default(),
+            min_hash_depth: perft.config().min_hash_depth,
             leaves: with_stats.then(|| (Vec::new(), perft_stats(pos, 0))),
         };
     }
@@ -140,6 +143,7 @@ fn counted(
                 stopped: None,
                 seconds: 0.0,
                 stats: PerftStats::default(),
+                min_hash_depth: perft.config().min_hash_depth,
                 leaves: Some((o.moves.iter().map(|&(_, st)| st).collect(), o.total)),
             };
         }
@@ -152,6 +156,7 @@ fn counted(
             stopped: None,
             seconds: 0.0,
             stats: o.stats,
+            min_hash_depth: o.min_hash_depth,
             leaves: None,
         }
     });
@@ -318,6 +323,8 @@ struct Done {
     /// What stopped the run or its verification, if anything.
     stopped: Option<StoppedBy>,
     warnings: Vec<Warning>,
+    /// When the command began.
+    start: Instant,
 }
 
 impl Done {
@@ -369,7 +376,7 @@ fn count_or_divide(args: &CountArgs, quiet: bool, timing: bool) -> Result<Done, 
     let engine = report::EngineInfo::of(&perft);
     let table = perft
         .table()
-        .map(|_| report::TableStats::from(&outcome.stats));
+        .map(|t| report::TableStats::of(t, &outcome.stats, outcome.min_hash_depth));
     let table_used = perft.table().is_some();
     let (table_check, verify_stopped) = verify_if_asked(
         verify,
@@ -396,6 +403,7 @@ fn count_or_divide(args: &CountArgs, quiet: bool, timing: bool) -> Result<Done, 
         table_check,
         stopped,
         warnings,
+        start,
     })
 }
 
@@ -413,6 +421,7 @@ pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
         table_check,
         stopped,
         warnings,
+        start,
     } = done;
     let seconds = outcome.seconds;
     let report = CountReport {
@@ -428,6 +437,7 @@ pub fn run_count(args: CountArgs, quiet: bool) -> Result<u8, Error> {
         root_moves_done: outcome.moves.len(),
         threads,
         seconds,
+        wall_seconds: start.elapsed().as_secs_f64(),
         nps: report::nps(outcome.nodes, seconds),
         engine,
         table,
@@ -460,10 +470,12 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         outcome,
         threads,
         engine,
+        table,
         table_used,
         table_check,
         stopped,
         warnings,
+        start,
         ..
     } = done;
     let chess960 = pos.is_chess960();
@@ -495,7 +507,9 @@ pub fn run_divide(args: DivideArgs, quiet: bool) -> Result<u8, Error> {
         root_moves: outcome.root_moves,
         threads,
         seconds: outcome.seconds,
+        wall_seconds: start.elapsed().as_secs_f64(),
         table_used,
+        table,
         stats: outcome
             .leaves
             .as_ref()

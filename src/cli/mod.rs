@@ -113,9 +113,9 @@ Exit code 0: no difference within the budget; 1: a difference; 2: error.",
         after_help = "Examples:\n  printf 'position startpos moves e2e4\\ngo perft 4\\nquit\\n' | perft uci\n  perft compare 4 --engine 'perft uci'"
     )]
     Uci(uci::UciArgs),
-    /// Time a fixed set of positions (positions/bench.epd); print Mnps and a node-count signature.
+    /// Time a fixed set of positions (positions/bench.epd; bench-deep.epd for more than 2 threads); print Mnps, a scaling table and a node-count signature.
     #[command(
-        after_help = "Examples:\n  perft bench\n  perft bench --threads 1,2,4 --json > scaling.json\n  python3 scripts/plot_scaling.py scaling.json scaling.svg\n  perft bench --max-depth 4"
+        after_help = "Examples:\n  perft bench\n  perft bench --threads 1,2,4,8,16 --ceiling --json > scaling.json\n  python3 scripts/plot_scaling.py scaling.json scaling.svg\n  perft bench --threads 1,16 --hash none,1GiB --hash-sync lockless,striped,mutex\n  perft bench --max-depth 4"
     )]
     Bench(bench::BenchArgs),
     /// Time this binary against other perft programs (qperft, Stockfish, Gigantua, ...): ratios, JSON, SVG.

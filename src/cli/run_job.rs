@@ -72,10 +72,14 @@ pub fn run_run(args: RunArgs, quiet: bool) -> Result<u8, Error> {
         }
     }
     let seconds = start.elapsed().as_secs_f64();
+    let setup = perft
+        .table()
+        .map(|t| format!(", {:.1} s of it the table's set-up", t.setup().seconds))
+        .unwrap_or_default();
     let dir = shell_quote(&args.dir.display().to_string());
     if o.stopped {
         write_out(&format!(
-            "INTERRUPTED: {} of {} units complete, {} records counted now, {seconds:.1} s; run `perft run {dir}` again to resume\n",
+            "INTERRUPTED: {} of {} units complete, {} records counted now, {seconds:.1} s{setup}; run `perft run {dir}` again to resume\n",
             o.complete_units, o.units, o.counted
         ))?;
         return Ok(EXIT_INTERRUPTED);
@@ -91,7 +95,7 @@ pub fn run_run(args: RunArgs, quiet: bool) -> Result<u8, Error> {
         ),
     };
     write_out(&format!(
-        "all {} units complete ({} run now, {} records counted, {seconds:.1} s): {total}\n",
+        "all {} units complete ({} run now, {} records counted, {seconds:.1} s{setup}): {total}\n",
         o.units,
         o.units - o.complete_before,
         thousands(o.counted as u128)

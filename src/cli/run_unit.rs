@@ -88,8 +88,17 @@ pub fn run_run_unit(args: RunUnitArgs, quiet: bool) -> Result<u8, Error> {
     } else {
         "INTERRUPTED (run again to resume)"
     };
+    let setup = perft
+        .table()
+        .map(|t| {
+            format!(
+                " (and {:.2} s before it to set up the table)",
+                t.setup().seconds
+            )
+        })
+        .unwrap_or_default();
     write_out(&format!(
-        "unit {index}: {state}: {} records, {} done before, {} counted now, sum {}, {:.2} s\n",
+        "unit {index}: {state}: {} records, {} done before, {} counted now, sum {}, {:.2} s{setup}\n",
         o.records,
         o.done_before,
         o.counted,

@@ -387,6 +387,7 @@ pub fn run_suite(args: SuiteArgs, quiet: bool) -> Result<u8, Error> {
         fail_fast: args.fail_fast,
         stats: args.stats,
         threads,
+        table: perft.table().map(crate::report::TableSetupReport::of),
         complete: stopped_by.is_none(),
         stopped_by,
         positions,

@@ -9,7 +9,8 @@
 //! margin (2^64 leaves would take centuries without a hash table); the driver
 //! adds subtrees in `u128`, so totals are exact whatever their size.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use thiserror::Error;
@@ -21,7 +22,7 @@ use crate::chess::piece::Color;
 use crate::chess::position::Position;
 use crate::chess::zobrist::Zobrist;
 use crate::perft::children::for_each_child;
-use crate::perft::hash::{HashError, HashSync, PerftTable, StoreOutcome};
+use crate::perft::hash::{Access, HashError, HashSync, PerftTable, Probe, StoreOutcome};
 use crate::perft::leaf::Scratch;
 
 /// Deepest perft the CLI, EPD suites and `perft uci` accept. Counts grow
@@ -246,6 +247,14 @@ pub struct PerftStats {
     pub replacements: u64,
     /// Counts not written because every entry of the bucket held a larger one.
     pub rejected: u64,
+    /// Probes that found the bucket's lock taken and counted the subtree
+    /// instead (mutex modes: a lock is never waited for).
+    pub busy_probes: u64,
+    /// Counts not written because the bucket's lock was taken (mutex modes).
+    pub busy_stores: u64,
+    /// Probes and stores that found the bucket's lock taken and had it
+    /// after a short wait (mutex modes).
+    pub lock_waits: u64,
 }
 
 impl PerftStats {
@@ -258,12 +267,25 @@ impl PerftStats {
         }
     }
 
-    fn record_store(&mut self, outcome: StoreOutcome) {
-        match outcome {
+    fn record_store(&mut self, access: Access<StoreOutcome>) {
+        self.lock_waits += u64::from(access.waited);
+        match access.value {
             StoreOutcome::Stored => self.stores += 1,
             StoreOutcome::Replaced => self.replacements += 1,
             StoreOutcome::Rejected => self.rejected += 1,
+            StoreOutcome::Busy => self.busy_stores += 1,
         }
+    }
+
+    /// Table accesses that needed a lock: probes and store attempts.
+    pub fn lock_attempts(&self) -> u64 {
+        self.probes + self.stores + self.replacements + self.rejected + self.busy_stores
+    }
+
+    /// Table accesses that found their lock taken: given up, or had after
+    /// a wait.
+    pub fn contended(&self) -> u64 {
+        self.busy_probes + self.busy_stores + self.lock_waits
     }
 }
 
@@ -276,6 +298,9 @@ impl std::ops::Add for PerftStats {
             stores: self.stores + o.stores,
             replacements: self.replacements + o.replacements,
             rejected: self.rejected + o.rejected,
+            busy_probes: self.busy_probes + o.busy_probes,
+            busy_stores: self.busy_stores + o.busy_stores,
+            lock_waits: self.lock_waits + o.lock_waits,
         }
     }
 }
@@ -293,6 +318,9 @@ pub struct DivideOutcome {
     pub complete: bool,
     /// Table counters.
     pub stats: PerftStats,
+    /// The smallest hashed depth at the end of the run: the configured
+    /// `min_hash_depth`, or more where busy locks raised it.
+    pub min_hash_depth: u32,
 }
 
 /// Hooks into a running [`Perft::divide`].
@@ -309,8 +337,10 @@ pub struct Control<'a> {
 trait Table: Sync {
     const ENABLED: bool;
     fn prefetch(&self, key: u64);
-    fn probe(&self, key: u64, depth: u32) -> Option<u64>;
-    fn store(&self, key: u64, depth: u32, count: u64) -> StoreOutcome;
+    /// Whether accesses take a lock (and may find it busy).
+    fn locked(&self) -> bool;
+    fn probe(&self, key: u64, depth: u32) -> Access<Probe>;
+    fn store(&self, key: u64, depth: u32, count: u64) -> Access<StoreOutcome>;
 }
 
 impl Table for PerftTable {
@@ -320,12 +350,16 @@ impl Table for PerftTable {
         PerftTable::prefetch(self, key);
     }
     #[inline(always)]
-    fn probe(&self, key: u64, depth: u32) -> Option<u64> {
-        PerftTable::probe(self, key, depth)
+    fn locked(&self) -> bool {
+        PerftTable::sync(self) != HashSync::Lockless
     }
     #[inline(always)]
-    fn store(&self, key: u64, depth: u32, count: u64) -> StoreOutcome {
-        PerftTable::store(self, key, depth, count)
+    fn probe(&self, key: u64, depth: u32) -> Access<Probe> {
+        PerftTable::lookup(self, key, depth)
+    }
+    #[inline(always)]
+    fn store(&self, key: u64, depth: u32, count: u64) -> Access<StoreOutcome> {
+        PerftTable::offer(self, key, depth, count)
     }
 }
 
@@ -336,12 +370,22 @@ impl Table for NoTable {
     #[inline(always)]
     fn prefetch(&self, _: u64) {}
     #[inline(always)]
-    fn probe(&self, _: u64, _: u32) -> Option<u64> {
-        None
+    fn locked(&self) -> bool {
+        false
     }
     #[inline(always)]
-    fn store(&self, _: u64, _: u32, _: u64) -> StoreOutcome {
-        StoreOutcome::Rejected
+    fn probe(&self, _: u64, _: u32) -> Access<Probe> {
+        Access {
+            value: Probe::Miss,
+            waited: false,
+        }
+    }
+    #[inline(always)]
+    fn store(&self, _: u64, _: u32, _: u64) -> Access<StoreOutcome> {
+        Access {
+            value: StoreOutcome::Rejected,
+            waited: false,
+        }
     }
 }
 
@@ -350,29 +394,141 @@ impl Table for NoTable {
 struct Run<'a, T, C, const SHORTCUT: bool> {
     cpu: C,
     table: &'a T,
-    min_hash_depth: u32,
+    /// The smallest hashed depth, shared by the run's threads.
+    floor: &'a Floor,
     split_depth: u32,
     stop: &'a AtomicBool,
 }
 
+/// The smallest hashed depth of a run: the configured `min_hash_depth`,
+/// raised one ply at a time (up to [`FLOOR_RAISE`] plies) while more than
+/// one lock access in [`CONTENDED_SHARE`] finds its lock taken, over a
+/// window of at least [`FLOOR_WINDOW`] of wall time. Each ply up makes the
+/// hashed nodes about as many times rarer as the tree's branching factor,
+/// so a lock that many threads fight over becomes a rare one; the deep
+/// entries, which save the most, stay hashed. The lockless table never
+/// reports a taken lock, so its floor never moves.
+///
+/// The window is one of time, not of accesses: a lock holder that loses
+/// its CPU (more threads than cores, a busy machine) makes every access to
+/// its lock wait for a scheduler time slice, a burst of a few milliseconds
+/// that says nothing about contention; a window of accesses (4,096 or
+/// 65,536 tried) often fell inside one burst and raised the floor of two
+/// threads on 2 cores.
+struct Floor {
+    depth: AtomicU32,
+    highest: u32,
+    /// When the run began: windows are measured from it.
+    began: Instant,
+    /// Nanoseconds from `began` to the start of the current window.
+    window_start: AtomicU64,
+    /// Lock accesses and contended ones since the window started.
+    attempts: AtomicU64,
+    contended: AtomicU64,
+}
+
+/// The shortest window the floor is decided over.
+const FLOOR_WINDOW: Duration = Duration::from_millis(50);
+/// Accesses a window needs before it decides anything.
+const FLOOR_MIN_ATTEMPTS: u64 = 4096;
+/// The floor rises while more than one access in this many is contended.
+const CONTENDED_SHARE: u64 = 4;
+/// The most plies the floor rises above the configured depth.
+const FLOOR_RAISE: u32 = 2;
+
+impl Floor {
+    fn new(min_hash_depth: u32) -> Floor {
+        Floor {
+            depth: AtomicU32::new(min_hash_depth),
+            highest: min_hash_depth + FLOOR_RAISE,
+            began: Instant::now(),
+            window_start: AtomicU64::new(0),
+            attempts: AtomicU64::new(0),
+            contended: AtomicU64::new(0),
+        }
+    }
+
+    #[inline(always)]
+    fn get(&self) -> u32 {
+        self.depth.load(Ordering::Relaxed)
+    }
+
+    /// Adds a finished serial subtree's lock figures (mutex modes only),
+    /// `now` after the run began; at the end of a window, raises the floor
+    /// if too many accesses were contended. Called once per serial subtree
+    /// (thousands of nodes), so its shared counters are rare writes.
+    fn record(&self, stats: &PerftStats, floor_at_start: u32, now: Duration) {
+        // A subtree begun below the current floor tells nothing about it.
+        if floor_at_start != self.get() {
+            return;
+        }
+        let attempts = self
+            .attempts
+            .fetch_add(stats.lock_attempts(), Ordering::Relaxed)
+            + stats.lock_attempts();
+        let contended = self
+            .contended
+            .fetch_add(stats.contended(), Ordering::Relaxed)
+            + stats.contended();
+        let now = u64::try_from(now.as_nanos()).unwrap_or(u64::MAX);
+        let start = self.window_start.load(Ordering::Relaxed);
+        if attempts < FLOOR_MIN_ATTEMPTS
+            || now.saturating_sub(start) < FLOOR_WINDOW.as_nanos() as u64
+        {
+            return;
+        }
+        // One thread closes the window.
+        if self
+            .window_start
+            .compare_exchange(start, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        self.attempts.store(0, Ordering::Relaxed);
+        self.contended.store(0, Ordering::Relaxed);
+        if contended * CONTENDED_SHARE > attempts {
+            let now = self.get();
+            if now < self.highest {
+                self.depth.fetch_max(now + 1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
 impl<T: Table, C: Cpu, const SHORTCUT: bool> Run<'_, T, C, SHORTCUT> {
+    /// Whether nodes `depth` plies from the leaves are probed and stored.
+    #[inline(always)]
+    fn hashed(&self, depth: u32) -> bool {
+        T::ENABLED && depth >= self.floor.get()
+    }
+
     /// Probes the table for `pos` at `depth` if this depth is hashed.
     #[inline(always)]
     fn probe(&self, pos: &Position, depth: u32, stats: &mut PerftStats) -> Option<u128> {
-        if !T::ENABLED || depth < self.min_hash_depth {
+        if !self.hashed(depth) {
             return None;
         }
         stats.probes += 1;
-        let hit = self.table.probe(pos.hash(), depth)?;
-        stats.hits += 1;
-        Some(u128::from(hit))
+        let access = self.table.probe(pos.hash(), depth);
+        stats.lock_waits += u64::from(access.waited);
+        match access.value {
+            Probe::Hit(count) => {
+                stats.hits += 1;
+                Some(u128::from(count))
+            }
+            Probe::Miss => None,
+            Probe::Busy => {
+                stats.busy_probes += 1;
+                None
+            }
+        }
     }
 
     /// Stores a computed count (if it fits the table's 64-bit counts).
     #[inline(always)]
     fn store(&self, pos: &Position, depth: u32, count: u128, stats: &mut PerftStats) {
-        if T::ENABLED
-            && depth >= self.min_hash_depth
+        if self.hashed(depth)
             && let Ok(count) = u64::try_from(count)
         {
             stats.record_store(self.table.store(pos.hash(), depth, count));
@@ -417,14 +573,14 @@ impl<T: Table, C: Cpu, const SHORTCUT: bool> Run<'_, T, C, SHORTCUT> {
         stats: &mut PerftStats,
         scratch: &mut Scratch,
     ) -> u128 {
-        if !T::ENABLED || depth < self.min_hash_depth {
+        if !self.hashed(depth) {
             return self.unhashed::<S>(pos, depth, scratch);
         }
         if let Some(n) = self.probe(pos, depth, stats) {
             return n;
         }
         let mut nodes = 0u128;
-        if depth - 1 < self.min_hash_depth {
+        if !self.hashed(depth - 1) {
             // The children are not hashed: the unhashed count.
             nodes = self.unhashed::<S>(pos, depth, scratch);
         } else {
@@ -449,7 +605,11 @@ impl<T: Table, C: Cpu, const SHORTCUT: bool> Run<'_, T, C, SHORTCUT> {
     fn parallel<S: Side>(&self, pos: &Position, depth: u32) -> Option<(u128, PerftStats)> {
         let mut stats = PerftStats::default();
         if depth < self.split_depth {
+            let floor = self.floor.get();
             let nodes = self.serial::<S>(pos, depth, &mut stats, &mut Scratch::new());
+            if T::ENABLED && self.table.locked() {
+                self.floor.record(&stats, floor, self.floor.began.elapsed());
+            }
             return Some((nodes, stats));
         }
         if self.stop.load(Ordering::Relaxed) {
@@ -502,10 +662,11 @@ impl Perft {
             return Err(CpuError::Unsupported(config.cpu, names.join(", ")).into());
         }
         let table = if config.hash_bytes > 0 {
-            Some(PerftTable::with_key_bits(
+            Some(PerftTable::build(
                 config.hash_bytes,
                 config.hash_sync,
                 config.table_key_bits,
+                config.threads,
             )?)
         } else {
             None
@@ -546,10 +707,14 @@ impl Perft {
     /// Empties the perft table (so a timing run starts cold).
     pub fn clear_table(&mut self) -> Result<(), PerftError> {
         if let Some(table) = &self.table {
-            self.table = Some(PerftTable::with_key_bits(
-                table.bytes(),
-                table.sync(),
-                table.key_bits(),
+            let (bytes, sync, key_bits) = (table.bytes(), table.sync(), table.key_bits());
+            // The old table goes first: its memory may be needed for the new one.
+            self.table = None;
+            self.table = Some(PerftTable::build(
+                bytes,
+                sync,
+                key_bits,
+                self.config.threads,
             )?);
         }
         Ok(())
@@ -569,6 +734,7 @@ impl Perft {
     pub fn divide(&self, pos: &Position, depth: u32, control: Control<'_>) -> DivideOutcome {
         let never = AtomicBool::new(false);
         let stop = control.stop.unwrap_or(&never);
+        let floor = Floor::new(self.config.min_hash_depth);
         let root = pos.with_zobrist(self.keys);
         let moves: Vec<Move> = if depth == 0 {
             Vec::new()
@@ -582,6 +748,7 @@ impl Perft {
                 pos: &child,
                 depth: depth - 1,
                 stop,
+                floor: &floor,
             });
             let (nodes, stats) = result?;
             if let Some(cb) = control.on_root_move {
@@ -599,6 +766,7 @@ impl Perft {
             nodes: 0,
             complete,
             stats: PerftStats::default(),
+            min_hash_depth: floor.get(),
         };
         for (mv, nodes, stats) in results.into_iter().flatten() {
             outcome.moves.push((mv, nodes));
@@ -613,11 +781,12 @@ impl Perft {
         cpu: C,
         table: &'a T,
         stop: &'a AtomicBool,
+        floor: &'a Floor,
     ) -> Run<'a, T, C, SHORTCUT> {
         Run {
             cpu,
             table,
-            min_hash_depth: self.config.min_hash_depth,
+            floor,
             split_depth: self.config.split_depth,
             stop,
         }
@@ -631,6 +800,7 @@ struct Subtree<'a> {
     pos: &'a Position,
     depth: u32,
     stop: &'a AtomicBool,
+    floor: &'a Floor,
 }
 
 impl CpuFn for Subtree<'_> {
@@ -641,6 +811,7 @@ impl CpuFn for Subtree<'_> {
             pos,
             depth,
             stop,
+            floor,
         } = self;
         // Few men: the leaf parents count checks in the king tier (the men
         // only ever decrease below the root).
@@ -648,25 +819,25 @@ impl CpuFn for Subtree<'_> {
             let cpu = C::Sparse::from(cpu);
             return match &perft.table {
                 Some(table) => perft
-                    .run::<_, C::Sparse, true>(cpu, table, stop)
+                    .run::<_, C::Sparse, true>(cpu, table, stop, floor)
                     .parallel_any(pos, depth),
                 None => perft
-                    .run::<_, C::Sparse, true>(cpu, &NoTable, stop)
+                    .run::<_, C::Sparse, true>(cpu, &NoTable, stop, floor)
                     .parallel_any(pos, depth),
             };
         }
         match (&perft.table, perft.config.plain) {
             (Some(table), false) => perft
-                .run::<_, C, true>(cpu, table, stop)
+                .run::<_, C, true>(cpu, table, stop, floor)
                 .parallel_any(pos, depth),
             (Some(table), true) => perft
-                .run::<_, C, false>(cpu, table, stop)
+                .run::<_, C, false>(cpu, table, stop, floor)
                 .parallel_any(pos, depth),
             (None, false) => perft
-                .run::<_, C, true>(cpu, &NoTable, stop)
+                .run::<_, C, true>(cpu, &NoTable, stop, floor)
                 .parallel_any(pos, depth),
             (None, true) => perft
-                .run::<_, C, false>(cpu, &NoTable, stop)
+                .run::<_, C, false>(cpu, &NoTable, stop, floor)
                 .parallel_any(pos, depth),
         }
     }
@@ -707,6 +878,60 @@ mod tests {
             }
             assert!(visited > 10_000, "{fen}: {visited}");
         }
+    }
+
+    /// Lock figures of a subtree: `attempts` probes, `busy` of them busy.
+    fn subtree(attempts: u64, busy: u64) -> PerftStats {
+        PerftStats {
+            probes: attempts,
+            busy_probes: busy,
+            ..PerftStats::default()
+        }
+    }
+
+    #[test]
+    fn the_floor_rises_only_while_locks_are_often_contended_and_at_most_two_plies() {
+        let floor = Floor::new(2);
+        let window = |i: u32| FLOOR_WINDOW * (i + 1);
+        // Contended, but less than one access in CONTENDED_SHARE: it stays.
+        for i in 0..4 {
+            floor.record(
+                &subtree(10_000, 10_000 / (CONTENDED_SHARE + 1)),
+                2,
+                window(i),
+            );
+        }
+        assert_eq!(floor.get(), 2);
+        // A burst (a lock holder that lost its CPU) inside a window of
+        // quiet accesses: nothing is decided before the window ends, and
+        // the window as a whole is not contended.
+        let t = window(3);
+        floor.record(&subtree(10_000, 10_000), 2, t + FLOOR_WINDOW / 10);
+        assert_eq!(floor.get(), 2);
+        floor.record(&subtree(100_000, 0), 2, t + FLOOR_WINDOW * 2);
+        assert_eq!(floor.get(), 2);
+        // Too contended over a whole window (waits count too): one ply up.
+        let waited = PerftStats {
+            probes: 10_000,
+            lock_waits: 9_000,
+            ..PerftStats::default()
+        };
+        floor.record(&waited, 2, t + FLOOR_WINDOW * 4);
+        assert_eq!(floor.get(), 3);
+        // A subtree begun at the old floor says nothing about the new one.
+        floor.record(&subtree(10_000, 10_000), 2, t + FLOOR_WINDOW * 6);
+        assert_eq!(floor.get(), 3);
+        floor.record(&subtree(10_000, 10_000), 3, t + FLOOR_WINDOW * 8);
+        assert_eq!(floor.get(), 4);
+        // Never above the configured depth plus FLOOR_RAISE.
+        for i in 0..10 {
+            floor.record(
+                &subtree(10_000, 10_000),
+                floor.get(),
+                t + FLOOR_WINDOW * (10 + 2 * i),
+            );
+        }
+        assert_eq!(floor.get(), 2 + FLOOR_RAISE);
     }
 
     #[test]

@@ -1,36 +1,29 @@
-//! Memory for the lockless perft table: zero-filled, mapped lazily, backed
-//! by huge pages where the OS allows.
+//! Memory for the perft table, the same for every synchronisation mode:
+//! zero-filled, backed by huge pages where the OS allows, and populated
+//! before the count by as many threads as will count.
 //!
-//! * **Lazy**: on Linux the buckets are an anonymous `mmap`; the kernel maps
-//!   a zero page on first touch, so creating a 2 GiB table costs nothing and
-//!   only the buckets a run reaches are ever backed by memory. (Elsewhere:
-//!   `alloc_zeroed`, which the platform allocator usually serves the same way
-//!   for large sizes.) An all-zero bucket is an empty bucket, so no
-//!   initialisation pass is needed.
-//! * **Populated in the background**: a thread prefaults the mapping with
-//!   `madvise(MADV_POPULATE_WRITE)`, 2 MiB at a time, starting 2 ms after
-//!   the table is made (so a run that short never commits it): the kernel
-//!   fills whole ranges at once instead of taking a fault per page on the
-//!   counting thread.
-//! * **Used as it is populated**: [`ZeroedSlice::ready`] is the prefix the
-//!   thread has populated so far (at least the first [`FIRST_READY`] bytes,
-//!   which the counting faults in itself); the table treats buckets beyond
-//!   it as absent, so the counting threads never wait on a first-touch
-//!   fault. On a virtual machine whose host hands memory out lazily a fault
-//!   costs milliseconds (touching 512 MiB took 0.36-1.0 s on the development
-//!   machine). Measured there (interleaved, medians): start perft 7, one
-//!   thread, 512 MiB, 0.80 s -> 0.49 s wall (the no-table run: 1.82 s);
-//!   start perft 5 with 2 GiB, 1.49 s and 2.1 GB resident -> 0.01 s and
-//!   160 MB; start perft 8, two threads, 512 MiB, 2.64 s -> 2.61 s.
-//! * **Huge pages**: the mapping is aligned to 2 MiB and advised
-//!   `MADV_HUGEPAGE`, so transparent huge pages back it when the system
-//!   allows (`/sys/kernel/mm/transparent_hugepage/enabled` = `always` or
-//!   `madvise`): fewer TLB misses on random probes. Whether the advice took
-//!   is kept ([`HugePages`]) and reported.
+//! * **Zero-filled, mapped once**: on Linux the buckets are one anonymous
+//!   `mmap`, aligned to 2 MiB and advised `MADV_HUGEPAGE`, so transparent
+//!   huge pages back it when the system allows
+//!   (`/sys/kernel/mm/transparent_hugepage/enabled` = `always` or
+//!   `madvise`): fewer TLB misses on random probes. An all-zero bucket is an
+//!   empty bucket, so no initialisation pass writes anything. Elsewhere:
+//!   `alloc_zeroed`.
+//! * **Populated in parallel, before counting** ([`for_each_chunk`],
+//!   [`ZeroedSlice::prefault`]): the mapping is split into 2 MiB chunks
+//!   that the populating threads take from a shared counter; each chunk is
+//!   faulted in with `madvise(MADV_POPULATE_WRITE)` (Linux 5.14 and later)
+//!   or, where that is refused, by writing one value per 4 KiB page. A
+//!   count then never waits on a first-touch fault and never finds a bucket
+//!   it cannot use. The time this takes is the table's set-up, which every
+//!   report gives as a figure of its own. Overlapping it with the count
+//!   (a background thread populating while the counting threads skip the
+//!   part not yet populated) was measured against it: see
+//!   docs/performance.md, "Threads and the perft table".
 
+use std::ops::Range;
 use std::ptr::NonNull;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Whether the table asked for, and got, huge pages.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,31 +54,6 @@ pub(crate) struct ZeroedSlice<T> {
     /// The mapping to release (Linux) or the allocation's layout.
     raw: Raw,
     huge_pages: HugePages,
-    /// The background thread faulting the mapping in ahead of the counting
-    /// (Linux), stopped and joined before the mapping is released.
-    populate: Option<Populate>,
-    /// Bytes from the start known to be backed (or allowed to fault): the
-    /// whole slice unless a [`Populate`] thread is still at work.
-    ready: Arc<AtomicUsize>,
-}
-
-/// Bytes at the start of a populated mapping that the counting may fault in
-/// itself before the populating thread reaches them (32 huge pages), so a
-/// run has a usable table from its start. Measured against 16 MiB and
-/// 4 MiB: start perft 7, one thread, 512 MiB, 3.71x the no-table time
-/// against 3.19x and 3.68x.
-// Only the populating thread (Linux) and the tests read it.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-const FIRST_READY: usize = 64 << 20;
-
-/// A thread that prefaults a mapping chunk by chunk
-/// (`madvise(MADV_POPULATE_WRITE)`), so the counting threads find most of
-/// the table's pages already backed instead of taking the first-touch faults
-/// themselves. It changes no memory contents, so it runs alongside the
-/// counting; kernels before 5.14 refuse the advice and it just ends.
-struct Populate {
-    stop: Arc<AtomicBool>,
-    thread: std::thread::JoinHandle<()>,
 }
 
 enum Raw {
@@ -99,12 +67,12 @@ enum Raw {
     Allocated(std::alloc::Layout),
 }
 
-/// Alignment of the mapping: one x86-64 huge page.
-#[cfg(target_os = "linux")]
-const HUGE_PAGE: usize = 2 << 20;
+/// One x86-64 huge page: the mapping's alignment and the population's unit.
+pub(crate) const CHUNK_BYTES: usize = 2 << 20;
 
 impl<T> ZeroedSlice<T> {
-    /// `len` zeroed values, or `None` if the memory cannot be had.
+    /// `len` zeroed values, or `None` if the memory cannot be had. Nothing
+    /// is touched: see [`ZeroedSlice::prefault`].
     ///
     /// # Safety
     /// All-zero bytes must be a valid `T`.
@@ -117,14 +85,12 @@ impl<T> ZeroedSlice<T> {
                 len,
                 raw: Raw::None,
                 huge_pages: HugePages::Unsupported,
-                populate: None,
-                ready: Arc::new(AtomicUsize::new(0)),
             });
         }
         #[cfg(target_os = "linux")]
         {
-            assert!(std::mem::align_of::<T>() <= HUGE_PAGE);
-            let map_bytes = bytes.checked_add(HUGE_PAGE)?;
+            assert!(std::mem::align_of::<T>() <= CHUNK_BYTES);
+            let map_bytes = bytes.checked_add(CHUNK_BYTES)?;
             // SAFETY: an anonymous private mapping with no address hint has
             // no preconditions; failure is reported as MAP_FAILED.
             let addr = unsafe {
@@ -140,11 +106,12 @@ impl<T> ZeroedSlice<T> {
             if addr == libc::MAP_FAILED {
                 return None;
             }
-            let start = (addr as usize).next_multiple_of(HUGE_PAGE);
-            let advised_len = bytes.next_multiple_of(HUGE_PAGE);
+            let start = (addr as usize).next_multiple_of(CHUNK_BYTES);
+            let advised_len = bytes.next_multiple_of(CHUNK_BYTES);
             // SAFETY: [start, start + advised_len) lies inside the mapping
-            // (start - addr < HUGE_PAGE, and the mapping has HUGE_PAGE bytes
-            // beyond `bytes`); madvise only changes the kernel's paging policy.
+            // (start - addr < CHUNK_BYTES, and the mapping has CHUNK_BYTES
+            // bytes beyond `bytes`); madvise only changes the kernel's
+            // paging policy.
             let advised = unsafe {
                 libc::madvise(start as *mut libc::c_void, advised_len, libc::MADV_HUGEPAGE)
             };
@@ -153,8 +120,6 @@ impl<T> ZeroedSlice<T> {
             } else {
                 HugePages::Refused(std::io::Error::last_os_error().to_string())
             };
-            let ready = Arc::new(AtomicUsize::new(bytes));
-            let populate = populate_in_background(start, advised_len, &ready);
             Some(ZeroedSlice {
                 // SAFETY: start is inside a successful mapping, so non-null.
                 ptr: unsafe { NonNull::new_unchecked(start as *mut T) },
@@ -164,8 +129,6 @@ impl<T> ZeroedSlice<T> {
                     bytes: map_bytes,
                 },
                 huge_pages,
-                populate,
-                ready,
             })
         }
         #[cfg(not(target_os = "linux"))]
@@ -178,8 +141,6 @@ impl<T> ZeroedSlice<T> {
                 len,
                 raw: Raw::Allocated(layout),
                 huge_pages: HugePages::Unsupported,
-                populate: None,
-                ready: Arc::new(AtomicUsize::new(bytes)),
             })
         }
     }
@@ -189,14 +150,38 @@ impl<T> ZeroedSlice<T> {
         &self.huge_pages
     }
 
-    /// How many values from the start are ready: backed by memory already,
-    /// so touching them takes no page fault on the caller's thread (all of
-    /// them once the populating thread is done, or if there is none).
-    /// Values beyond it are still valid and zero; touching one is only slower.
-    #[inline(always)]
-    pub(crate) fn ready(&self) -> usize {
-        let bytes = self.ready.load(Ordering::Relaxed);
-        (bytes / std::mem::size_of::<T>().max(1)).min(self.len)
+    /// Asks the kernel to back the values `range` with memory now
+    /// (`madvise(MADV_POPULATE_WRITE)`: whole ranges filled at once, contents
+    /// unchanged). False where that is not available (a kernel before 5.14,
+    /// or not Linux): the caller then touches the pages itself.
+    #[allow(unsafe_code)]
+    pub(crate) fn prefault(&self, range: Range<usize>) -> bool {
+        assert!(range.start <= range.end && range.end <= self.len);
+        if range.is_empty() {
+            return true;
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let size = std::mem::size_of::<T>();
+            let start = self.ptr.as_ptr() as usize + range.start * size;
+            let page = 4096;
+            let aligned = start - start % page;
+            let len = range.end * size + self.ptr.as_ptr() as usize - aligned;
+            // SAFETY: [aligned, aligned + len rounded up to a page) lies
+            // inside the mapping: `aligned` is at or after the mapping's
+            // start (the slice starts on a 2 MiB boundary, so rounding down
+            // to 4 KiB stays inside it), and the mapping extends CHUNK_BYTES
+            // beyond the slice's end. MADV_POPULATE_WRITE changes no memory
+            // contents.
+            let r = unsafe {
+                libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE)
+            };
+            r == 0
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            false
+        }
     }
 }
 
@@ -214,11 +199,6 @@ impl<T> std::ops::Deref for ZeroedSlice<T> {
 impl<T> Drop for ZeroedSlice<T> {
     #[allow(unsafe_code)]
     fn drop(&mut self) {
-        // The populating thread must be done with the mapping before it goes.
-        if let Some(p) = self.populate.take() {
-            p.stop.store(true, Ordering::Relaxed);
-            let _ = p.thread.join();
-        }
         match self.raw {
             Raw::None => {}
             #[cfg(target_os = "linux")]
@@ -243,64 +223,42 @@ unsafe impl<T: Send> Send for ZeroedSlice<T> {}
 #[allow(unsafe_code)]
 unsafe impl<T: Sync> Sync for ZeroedSlice<T> {}
 
-/// Starts a [`Populate`] thread over `[start, start + len)` (a live mapping
-/// of this slice), unless the table is too small to be worth a thread.
-#[cfg(target_os = "linux")]
-fn populate_in_background(start: usize, len: usize, ready: &Arc<AtomicUsize>) -> Option<Populate> {
-    const CHUNK: usize = HUGE_PAGE;
-    const DELAY: std::time::Duration = std::time::Duration::from_millis(2);
-    if len < 8 * CHUNK {
-        return None;
-    }
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    let full = ready.load(Ordering::Relaxed);
-    ready.store(FIRST_READY.min(full), Ordering::Relaxed);
-    let progress = Arc::clone(ready);
-    let spawned = std::thread::Builder::new()
-        .name("perft-table-populate".into())
-        .spawn(move || {
-            // A run over within DELAY (`perft count 1 --hash 2GiB`) never
-            // commits the table's memory: wait a little first.
-            let waited = std::time::Instant::now();
-            while waited.elapsed() < DELAY {
-                if flag.load(Ordering::Relaxed) {
-                    return;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(1));
+/// Calls `f` exactly once for each chunk of `chunk` values of `0..len` (the
+/// last one may be shorter), from `threads` threads at once (scoped; the
+/// calling thread is one of them). The threads take the next chunk from a
+/// shared counter, so a slow chunk (a fault the host is slow to serve) does
+/// not hold the others up. Returns how many threads took part: no more than
+/// there are chunks.
+pub(crate) fn for_each_chunk(
+    len: usize,
+    chunk: usize,
+    threads: usize,
+    f: impl Fn(Range<usize>) + Sync,
+) -> usize {
+    let chunk = chunk.max(1);
+    let chunks = len.div_ceil(chunk);
+    let threads = threads.clamp(1, chunks.max(1));
+    let next = AtomicUsize::new(0);
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= chunks {
+                break;
             }
-            let mut offset = 0;
-            while offset < len && !flag.load(Ordering::Relaxed) {
-                let n = CHUNK.min(len - offset);
-                // SAFETY: [start + offset, start + offset + n) lies inside
-                // the mapping, which `Drop` keeps alive until this thread is
-                // joined; MADV_POPULATE_WRITE only faults pages in (contents
-                // unchanged), so concurrent atomic stores are unaffected.
-                #[allow(unsafe_code)]
-                let r = unsafe {
-                    libc::madvise(
-                        (start + offset) as *mut libc::c_void,
-                        n,
-                        libc::MADV_POPULATE_WRITE,
-                    )
-                };
-                if r != 0 {
-                    // An old kernel: the counting faults pages in itself.
-                    progress.store(full, Ordering::Relaxed);
-                    return;
-                }
-                offset += n;
-                progress.fetch_max(offset.min(full), Ordering::Relaxed);
-            }
-            progress.store(full, Ordering::Relaxed);
-        });
-    match spawned {
-        Ok(thread) => Some(Populate { stop, thread }),
-        Err(_) => {
-            ready.store(full, Ordering::Relaxed);
-            None
+            f(i * chunk..((i + 1) * chunk).min(len));
         }
+    };
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 1..threads {
+                s.spawn(work);
+            }
+            work();
+        });
     }
+    threads
 }
 
 /// Bytes of this process's memory in transparent huge pages
@@ -315,35 +273,65 @@ pub fn anon_huge_page_bytes() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicU8;
 
     #[test]
-    fn the_ready_prefix_starts_usable_and_grows_to_the_whole_slice() {
-        // 64 MiB + 8 KiB: larger than FIRST_READY, and not a whole number
-        // of huge pages.
-        let len = ((64 << 20) + 8192) / 8;
-        // SAFETY: all-zero bytes are a valid u64.
-        #[allow(unsafe_code)]
-        let slice = unsafe { ZeroedSlice::<u64>::new(len) }.expect("64 MiB of memory");
-        assert!(slice.ready() >= (FIRST_READY / 8).min(len));
-        let waited = std::time::Instant::now();
-        while slice.ready() < len {
-            assert!(
-                waited.elapsed() < std::time::Duration::from_secs(60),
-                "populated only {} of {len} values in 60 s",
-                slice.ready()
-            );
-            std::thread::sleep(std::time::Duration::from_millis(5));
+    fn every_chunk_is_handed_out_exactly_once_whatever_the_thread_count() {
+        for (len, chunk) in [(0, 8), (1, 8), (8, 8), (1000, 7), (4096, 64), (65, 64)] {
+            for threads in [1, 2, 3, 16, 64] {
+                let seen: Vec<AtomicU8> = (0..len).map(|_| AtomicU8::new(0)).collect();
+                let used = for_each_chunk(len, chunk, threads, |range| {
+                    assert!(range.len() <= chunk && !range.is_empty());
+                    for i in range {
+                        seen[i].fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+                assert!(used >= 1 && used <= threads.max(1));
+                assert!(
+                    seen.iter().all(|s| s.load(Ordering::Relaxed) == 1),
+                    "len {len}, chunk {chunk}, {threads} threads"
+                );
+            }
         }
-        assert_eq!(slice.ready(), len);
-        assert!(slice.iter().all(|&v| v == 0));
     }
 
     #[test]
-    fn an_empty_slice_has_nothing_ready() {
+    fn prefaulted_memory_is_still_zero_and_every_range_is_accepted() {
+        // 5 MiB + 8 KiB: not a whole number of chunks.
+        let len = ((5 << 20) + 8192) / 8;
+        // SAFETY: all-zero bytes are a valid u64.
+        #[allow(unsafe_code)]
+        let slice = unsafe { ZeroedSlice::<u64>::new(len) }.expect("5 MiB of memory");
+        let advised = std::sync::atomic::AtomicBool::new(true);
+        for_each_chunk(len, CHUNK_BYTES / 8, 3, |range| {
+            if !slice.prefault(range) {
+                advised.store(false, Ordering::Relaxed);
+            }
+        });
+        if cfg!(target_os = "linux") && kernel_at_least(5, 14) {
+            assert!(advised.load(Ordering::Relaxed));
+        }
+        assert!(slice.prefault(len - 1..len) || !advised.load(Ordering::Relaxed));
+        assert!(slice.iter().all(|&v| v == 0));
+    }
+
+    /// Whether the running kernel's release is at least `major.minor`.
+    fn kernel_at_least(major: u32, minor: u32) -> bool {
+        let Ok(release) = std::fs::read_to_string("/proc/sys/kernel/osrelease") else {
+            return false;
+        };
+        let mut parts = release.trim().split(['.', '-']);
+        let ma: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        let mi: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        (ma, mi) >= (major, minor)
+    }
+
+    #[test]
+    fn an_empty_slice_needs_no_memory() {
         // SAFETY: all-zero bytes are a valid u64.
         #[allow(unsafe_code)]
         let slice = unsafe { ZeroedSlice::<u64>::new(0) }.expect("no memory needed");
-        assert_eq!(slice.ready(), 0);
         assert!(slice.is_empty());
+        assert!(slice.prefault(0..0));
     }
 }

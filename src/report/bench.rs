@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{Header, StatsReport, Warning, thousands};
+use super::{Header, StatsReport, TableStats, Warning, thousands};
 use crate::chess::cpu::CpuPath;
 
 /// One position of a bench run.
@@ -63,6 +63,46 @@ pub struct BenchRun {
     pub hit_rate: f64,
     /// True with `--stats`: every leaf counted and classified.
     pub leaf_stats: bool,
+    /// The perft table: its set-up (made before the run's first position,
+    /// so outside `seconds`) and its counters over all positions (`null`
+    /// without a table).
+    pub table: Option<TableStats>,
+    /// With `--ceiling`, for a run without a table: the same positions
+    /// counted by `threads` independent single-thread counters at once
+    /// (`null` otherwise).
+    pub ceiling: Option<BenchCeiling>,
+}
+
+/// What the machine allows at a thread count, and how close a run came.
+/// `threads` single-thread counters, sharing nothing, count the bench's
+/// positions side by side: their added speeds are the ceiling. Its gap to
+/// linear scaling is the machine's (a lower all-core clock, shared caches
+/// and memory bandwidth); the run's gap to the ceiling is the program's
+/// (splitting, stealing, waiting for the last root moves).
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchCeiling {
+    /// Independent counters run at once (the run's thread count).
+    pub counters: usize,
+    /// Their speeds added up, millions of leaves per second.
+    pub mnps: f64,
+    /// One counter alone, millions of leaves per second (the reference of
+    /// every speedup below).
+    pub one_mnps: f64,
+    /// `mnps / one_mnps`: the most a run at this thread count can reach.
+    pub speedup: f64,
+    /// `speedup / counters`: the machine's own efficiency.
+    pub efficiency: f64,
+    /// The median counter's time over one counter alone's: how much slower
+    /// each core counts when all of them do.
+    pub slowdown: f64,
+    /// The run's Mnps over `one_mnps`.
+    pub run_speedup: f64,
+    /// `run_speedup / counters`: the run's efficiency against linear
+    /// scaling.
+    pub run_efficiency: f64,
+    /// The run's Mnps over the ceiling's: its efficiency against what the
+    /// machine allows (1.0: nothing lost to the program).
+    pub of_ceiling: f64,
 }
 
 /// Result of `perft bench`.
@@ -73,6 +113,9 @@ pub struct BenchReport {
     pub header: Header,
     /// The bench file.
     pub file: String,
+    /// The built-in depth set run: `standard` or `deep` (`null` with
+    /// `--file`). Each set has its own signature.
+    pub depth_set: Option<&'static str>,
     /// `--max-depth` (`null` = the documented depths).
     pub max_depth: Option<u32>,
     /// Total leaf nodes of one run: the same for every commit, thread count
@@ -94,10 +137,14 @@ impl BenchReport {
         let mut s = format!(
             "threads {}{}{}; cpu path {}; {} counter\n{:<12} {:>5} {:>15} {:>9} {:>8}\n",
             run.threads,
-            run.hash
-                .as_deref()
-                .map(|h| format!(", hash {h}"))
-                .unwrap_or_default(),
+            match (&run.table, run.hash.as_deref()) {
+                (Some(t), Some(h)) => format!(
+                    ", hash {h} (set up in {:.3} s before the first position, not in the times below)",
+                    t.setup.setup_seconds
+                ),
+                (None, Some(h)) => format!(", hash {h}"),
+                _ => String::new(),
+            },
             if run.leaf_stats {
                 ", --stats (leaves counted and classified)"
             } else {
@@ -122,13 +169,25 @@ impl BenchReport {
             ));
         }
         s.push_str(&format!(
-            "{:<12} {:>5} {:>15} {:>9.3} {:>8.1}\n\n",
+            "{:<12} {:>5} {:>15} {:>9.3} {:>8.1}\n",
             "total",
             "",
             thousands(run.nodes),
             run.seconds,
             run.mnps
         ));
+        if let Some(c) = &run.ceiling {
+            s.push_str(&format!(
+                "ceiling      {} single-thread counters at once: {:.1} Mnps ({:.2}x one alone, each {:.2}x slower); this run {:.0} % of linear, {:.0} % of the ceiling\n",
+                c.counters,
+                c.mnps,
+                c.speedup,
+                c.slowdown,
+                c.run_efficiency * 100.0,
+                c.of_ceiling * 100.0
+            ));
+        }
+        s.push('\n');
         s
     }
 
@@ -143,9 +202,23 @@ impl BenchReport {
                 .max()
                 .unwrap_or(4)
                 .max(4);
+            let ceiling = self.runs.iter().any(|r| r.ceiling.is_some());
             s.push_str(&format!(
-                "{:>7}  {:<width$} {:>9} {:>8} {:>10} {:>8}\n",
-                "threads", "hash", "Mnps", "speedup", "efficiency", "hit rate"
+                "{:>7}  {:<width$} {:>9} {:>8} {:>10} {:>8}{}\n",
+                "threads",
+                "hash",
+                "Mnps",
+                "speedup",
+                "efficiency",
+                "hit rate",
+                if ceiling {
+                    format!(
+                        " {:>13} {:>16} {:>11}",
+                        "ceiling Mnps", "ceiling vs linear", "of ceiling"
+                    )
+                } else {
+                    String::new()
+                }
             ));
             for r in &self.runs {
                 let hit_rate = if r.probes == 0 {
@@ -153,8 +226,20 @@ impl BenchReport {
                 } else {
                     format!("{:.1}%", r.hit_rate * 100.0)
                 };
+                let ceiling = r
+                    .ceiling
+                    .as_ref()
+                    .map(|c| {
+                        format!(
+                            " {:>13.1} {:>16.0}% {:>10.0}%",
+                            c.mnps,
+                            c.efficiency * 100.0,
+                            c.of_ceiling * 100.0
+                        )
+                    })
+                    .unwrap_or_default();
                 s.push_str(&format!(
-                    "{:>7}  {:<width$} {:>9.1} {:>7.2}x {:>9.0}% {:>8}\n",
+                    "{:>7}  {:<width$} {:>9.1} {:>7.2}x {:>9.0}% {:>8}{ceiling}\n",
                     r.threads,
                     r.hash.as_deref().unwrap_or("-"),
                     r.mnps,
@@ -168,7 +253,13 @@ impl BenchReport {
         if !self.complete {
             s.push_str("PARTIAL: interrupted; the signature below is incomplete\n");
         }
-        s.push_str(&format!("signature {} nodes\n", thousands(self.signature)));
+        s.push_str(&format!(
+            "signature {} nodes{}\n",
+            thousands(self.signature),
+            self.depth_set
+                .map(|d| format!(" ({d} depth set)"))
+                .unwrap_or_default()
+        ));
         s
     }
 

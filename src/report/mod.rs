@@ -19,15 +19,17 @@ mod bench;
 mod compare;
 mod fuzz;
 mod suite;
+mod table;
 mod units;
 mod versus;
 
 pub mod style;
 
-pub use bench::{BenchPosition, BenchReport, BenchRun};
+pub use bench::{BenchCeiling, BenchPosition, BenchReport, BenchRun};
 pub use compare::CompareReport;
 pub use fuzz::{FuzzFailure, FuzzReport};
 pub use suite::{PositionStatus, SuitePosition, SuiteReport, SuiteSummary};
+pub use table::{TableSetupReport, TableStats};
 pub use units::{MergeReport, UnitStatusEntry, VerifyReport};
 pub use versus::{
     GeoMean, LoadReport, PositionResult, ProgramResult, Ratio, VersusReport, VersusWarning, plot,
@@ -162,7 +164,7 @@ impl Header {
 
 /// Fields that hold counts (nodes, table counters) or 64-bit values a
 /// JavaScript reader would round (`zobrist_seed`, `seed`).
-pub const COUNT_FIELDS: [&str; 15] = [
+pub const COUNT_FIELDS: [&str; 18] = [
     "nodes",
     "expected",
     "got",
@@ -174,6 +176,9 @@ pub const COUNT_FIELDS: [&str; 15] = [
     "stores",
     "replacements",
     "rejected",
+    "busy_probes",
+    "busy_stores",
+    "lock_waits",
     "signature",
     "zobrist_seed",
     "seed",
@@ -472,50 +477,6 @@ impl EngineInfo {
     }
 }
 
-/// Perft table counters of a run.
-#[derive(Clone, Debug, Serialize)]
-pub struct TableStats {
-    /// Probes.
-    pub probes: u64,
-    /// Probes that found their count.
-    pub hits: u64,
-    /// `hits / probes`.
-    pub hit_rate: f64,
-    /// Counts stored in empty entries or over the same position.
-    pub stores: u64,
-    /// Counts stored over another position's smaller count.
-    pub replacements: u64,
-    /// Counts not stored (every entry of the bucket held a larger count).
-    pub rejected: u64,
-}
-
-impl TableStats {
-    /// From the driver's counters.
-    pub fn from(stats: &crate::perft::PerftStats) -> TableStats {
-        TableStats {
-            probes: stats.probes,
-            hits: stats.hits,
-            hit_rate: stats.hit_rate(),
-            stores: stats.stores,
-            replacements: stats.replacements,
-            rejected: stats.rejected,
-        }
-    }
-
-    /// One text line.
-    pub fn to_text(&self) -> String {
-        format!(
-            "table     {} probes, {} hits ({:.1} %), {} stores, {} replacements, {} rejected\n",
-            thousands(self.probes.into()),
-            thousands(self.hits.into()),
-            100.0 * self.hit_rate,
-            thousands(self.stores.into()),
-            thousands(self.replacements.into()),
-            thousands(self.rejected.into())
-        )
-    }
-}
-
 /// The leaf breakdown of a run (`--stats`). JSON: the eight figures under
 /// the names of [`crate::perft::LeafStats`] (`captures`, `en_passant`,
 /// `castles`, `promotions`, `checks`, `discovered_checks`, `double_checks`,
@@ -671,14 +632,20 @@ pub struct CountReport {
     pub root_moves_done: usize,
     /// Worker threads.
     pub threads: usize,
-    /// Wall-clock seconds.
+    /// Wall-clock seconds of the count itself (the table's set-up, before
+    /// it, is `table.setup_seconds`).
     pub seconds: f64,
-    /// Leaves per second. Without a table: bulk-counted leaves (the last ply
-    /// is counted, not played). With a table: effective (hits skip subtrees).
+    /// Wall-clock seconds of the whole command: reading the position, the
+    /// table's set-up, the long-run estimate of deep counts, the count and
+    /// `--verify-table`'s second run.
+    pub wall_seconds: f64,
+    /// Leaves per second over `seconds`. Without a table: bulk-counted
+    /// leaves (the last ply is counted, not played). With a table: effective
+    /// (hits skip subtrees).
     pub nps: f64,
     /// Driver settings (threads, table, split depth, key seed).
     pub engine: EngineInfo,
-    /// Table counters (`null` without a table).
+    /// The table's set-up and counters (`null` without a table).
     pub table: Option<TableStats>,
     /// True if the perft table was used (never with `--stats`: it stores
     /// node counts only, so every leaf is counted and classified).
@@ -688,6 +655,18 @@ pub struct CountReport {
     pub stats: Option<StatsReport>,
     /// Warnings (also printed on stderr).
     pub warnings: Vec<Warning>,
+}
+
+/// The `time` line of a count: the count's own time, then what the whole
+/// command took when that is more (the table's set-up, an estimate, a
+/// verification).
+fn time_line(seconds: f64, wall_seconds: f64, table: Option<&TableStats>) -> String {
+    let mut s = format!("time      {seconds:.3} s counting");
+    if let Some(t) = table {
+        s.push_str(&format!(" + {:.3} s table set-up", t.setup.setup_seconds));
+    }
+    s.push_str(&format!("; {wall_seconds:.3} s for the whole command\n"));
+    s
 }
 
 impl CountReport {
@@ -713,27 +692,21 @@ impl CountReport {
             self.engine.speed_note()
         };
         let mut s = format!(
-            "position  {}\ndepth     {}\nnodes     {}{partial}\ntime      {:.3} s\nspeed     {} Mnps ({note})\n",
+            "position  {}\ndepth     {}\nnodes     {}{partial}\n{}speed     {} Mnps over the counting time ({note})\n",
             self.fen,
             self.depth,
             thousands(self.nodes),
-            self.seconds,
+            time_line(self.seconds, self.wall_seconds, self.table.as_ref()),
             thousands_f1(self.nps / 1e6),
         );
         if let Some(t) = &self.table {
-            s.push_str(&t.to_text());
-            if let Some(huge) = &self.engine.huge_pages {
-                let resident = self
-                    .engine
-                    .huge_page_bytes
-                    .map(|b| {
-                        format!(
-                            "; {} of this process in huge pages",
-                            crate::perft::hash::human_bytes(u128::from(b))
-                        )
-                    })
-                    .unwrap_or_default();
-                s.push_str(&format!("memory    huge pages: {huge}{resident}\n"));
+            s.push_str(&t.setup.to_text());
+            s.push_str(&t.counters_text(self.engine.min_hash_depth));
+            if let Some(b) = self.engine.huge_page_bytes {
+                s.push_str(&format!(
+                    "memory    {} of this process in huge pages\n",
+                    crate::perft::hash::human_bytes(u128::from(b))
+                ));
             }
         }
         if let Some(check) = &self.table_check {
@@ -792,10 +765,15 @@ pub struct DivideReport {
     pub root_moves: usize,
     /// Worker threads.
     pub threads: usize,
-    /// Wall-clock seconds.
+    /// Wall-clock seconds of the count itself (the table's set-up, before
+    /// it, is `table.setup_seconds`).
     pub seconds: f64,
+    /// Wall-clock seconds of the whole command (as in `perft count`).
+    pub wall_seconds: f64,
     /// True if the perft table was used (never with `--stats`).
     pub table_used: bool,
+    /// The table's set-up and counters (`null` without a table).
+    pub table: Option<TableStats>,
     /// The breakdown of all leaves (only with `--stats`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<StatsReport>,

@@ -260,6 +260,9 @@ pub struct SuiteReport {
     pub stats: bool,
     /// Worker threads.
     pub threads: usize,
+    /// The perft table's size, mode and set-up (made before the first
+    /// position, so outside `summary.seconds`); `null` without a table.
+    pub table: Option<super::TableSetupReport>,
     /// False when stopped early (Ctrl-C or `--max-time`).
     pub complete: bool,
     /// What stopped the run early (`null` when complete).
@@ -318,8 +321,15 @@ impl SuiteReport {
         } else {
             style.good("PASS")
         };
+        if let Some(t) = &self.table {
+            extra.push_str(&format!(
+                " (and {:.2} s before them to set up the {} table)",
+                t.setup_seconds,
+                crate::perft::hash::human_bytes(t.hash_bytes)
+            ));
+        }
         format!(
-            "\n{} checked, {} failed; {} checked, {} failed, {} skipped (limits: {}){extra}; {} nodes in {:.2} s\n{verdict}\n",
+            "\n{} checked, {} failed; {} checked, {} failed, {} skipped (limits: {}); {} nodes in {:.2} s{extra}\n{verdict}\n",
             plural(s.positions_checked as u128, "position"),
             thousands(s.positions_failed as u128),
             plural(s.counts_checked as u128, "count"),
