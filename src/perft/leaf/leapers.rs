@@ -62,7 +62,8 @@
 
 use std::marker::PhantomData;
 
-use super::{count_leaves, pawn_count, pawn_evasions};
+use super::count_leaves;
+use super::mobility::{pawn_count, pawn_evasions};
 use crate::chess::attacks::{
     between, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_rays,
 };
