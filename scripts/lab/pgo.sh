@@ -9,7 +9,7 @@
 #    llvm-tools, added when missing) and builds target/pgo/release/perft with
 #    -Cprofile-use.
 # The default `cargo build --release` does not need this: docs/performance.md
-# ("Profile-guided builds") gives the measured gain per bin of the speed set.
+# gives what it gains (or loses) per bin of the speed set on each machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
