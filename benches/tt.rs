@@ -116,7 +116,7 @@ fn timer_overhead(c: &mut Criterion) {
 }
 
 /// 12 middlegame positions: CPW "Perft Results" 2, 4, 4 mirrored, 5, 6 and
-/// the first seven Chess960 positions (the set of scripts/tt_policy.sh).
+/// the first seven Chess960 positions (the set of scripts/lab/tt_policy.sh).
 fn middlegames() -> Vec<Position> {
     let root = env!("CARGO_MANIFEST_DIR");
     let standard = load_suite(format!("{root}/positions/standard.epd").as_ref(), false).unwrap();

@@ -8,7 +8,7 @@
 //! RUSTFLAGS="-C target-cpu=native" cargo bench --bench versus
 //! ```
 //! Arguments after `--`: `--rounds N` (default 5), `--quick` (one depth less),
-//! `--deep` (one depth more: issue 10's deep set, start 7, Kiwipete 6, CPW 3
+//! `--deep` (one depth more: the deep CPW set, start 7, Kiwipete 6, CPW 3
 //! 7, CPW 4 6, CPW 5 6; about 50 s a round), `--binary PATH`: also time a
 //! built `perft` binary in the same rounds (`count D FEN --threads 1
 //! --no-hash --json`, with and without `--plain`, its own `seconds`), so a
@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use perft::Position;
 
-/// The acceptance set of issue 3: (name, FEN, depth, published count, and
+/// The five CPW positions: (name, FEN, depth, published count, and
 /// the published count one ply deeper where the Chess Programming Wiki gives
 /// one; CPW 5 perft 6 it does not, so `--deep` checks it only against
 /// cozy-chess's count).

@@ -1,4 +1,4 @@
-"""Helpers the Python scripts of this folder share (standard library only).
+"""Helpers the Python scripts of this folder and of lab/ share (standard library only).
 
 * `run_timed(args)`: one whole process, its stdout, its CPU time (user +
   system, from `wait4`, which other load disturbs less than wall time) and

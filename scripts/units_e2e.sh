@@ -28,10 +28,10 @@ trap 'rm -rf "$work"' EXIT
 
 "$PERFT" split 6 --split-ply 2 --units 8 --out "$work/job" >/dev/null
 scripts/parallel.sh "$work/job" -j 2 --no-merge -- --threads 1 >/dev/null
-# A second pass finds every unit complete and counts nothing.
+# A second run finds every unit complete and counts nothing.
 again=$(scripts/parallel.sh "$work/job" -j 2 --no-merge -- --threads 1)
 if [ "$(grep -c ' 0 counted now' <<<"$again")" != 8 ]; then
-    echo "scripts/units_e2e.sh: FAIL: a second pass counted again:" >&2
+    echo "scripts/units_e2e.sh: FAIL: a second run counted again:" >&2
     echo "$again" >&2
     exit 1
 fi

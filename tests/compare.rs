@@ -139,7 +139,7 @@ fn an_engine_that_is_not_broken_agrees() {
 
 #[test]
 fn stockfish_agrees_on_kiwipete_at_depth_5() {
-    // The acceptance command (a bare `stockfish` is looked up in /usr/games
+    // The command the README shows (a bare `stockfish` is looked up in /usr/games
     // too, where Debian installs it).
     let out = run_perft(&["compare", "5", "kiwipete", "--engine", "stockfish"]);
     assert_eq!(

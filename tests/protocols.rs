@@ -163,7 +163,7 @@ fn perft_reply(text: &str) -> (BTreeMap<String, u64>, String) {
 
 #[test]
 fn uci_go_perft_gives_stockfishs_output() {
-    // The acceptance pipeline: printf 'position startpos moves e2e4\ngo perft 4\nquit\n' | perft uci
+    // As a user would pipe it: printf 'position startpos moves e2e4\ngo perft 4\nquit\n' | perft uci
     let input = "position startpos moves e2e4\ngo perft 4\nquit\n";
     let ours = run_perft_env(&["uci"], &[], Some(input));
     assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));

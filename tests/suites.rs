@@ -67,8 +67,8 @@ fn chess960_suite_counts_up_to_ten_million() {
 #[test]
 fn speed_set_counts_up_to_twenty_million() {
     // Every count of positions/speed.epd is Stockfish 15.1's `go perft`
-    // (scripts/speed_set.py); the timed depths (0.3-3 s each) are left to
-    // `perft suite positions/speed.epd` and scripts/peers.py. Each of the 64
+    // (scripts/lab/speed_set.py); the timed depths (0.3-3 s each) are left to
+    // `perft suite positions/speed.epd` and scripts/lab/peers.py. Each of the 64
     // positions has at least its D1-D3 under the cap.
     let checked = check_suite("speed", 20_000_000);
     assert!(checked >= 64 * 3, "{checked}");
@@ -76,7 +76,7 @@ fn speed_set_counts_up_to_twenty_million() {
     assert!(plain >= 64 * 3, "{plain}");
 }
 
-/// The speed set is what issue 23 asks for: at least 60 positions, at least
+/// The speed set is broad enough to time: at least 60 positions, at least
 /// 12 in each bin of men on the board, every line's comment naming the bin
 /// its FEN is in, and every line deep enough to time (a count of at least
 /// 100 million at its deepest depth).

@@ -1,4 +1,4 @@
-//! The defects a new user hit (issue 12, list 5), one test each. Counts are
+//! Defects a new user hit in a first tryout, one test each. Counts are
 //! published ones: start position D1 20, D2 400, D3 8,902, D7 3,195,901,860
 //! (positions/standard.epd).
 

@@ -10,7 +10,8 @@
 //!   path of their own and the common path runs with no pin masking at all.
 //!   (Measured against two union masks of pin rays, orthogonal and
 //!   diagonal, applied with one AND per piece: 6 % fewer instructions and
-//!   about 5 % faster; see README, "Single-thread speed");
+//!   about 5 % faster; see docs/performance.md, "Design alternatives
+//!   measured");
 //! * king moves are tested against enemy attacks computed with our king
 //!   removed from the occupancy, so the king cannot step back along a
 //!   checking ray.
@@ -681,7 +682,7 @@ pub(crate) const EDGE_FILES: Bitboard = Bitboard(0x8181_8181_8181_8181);
 
 /// Up to this many squares (king targets, plus castling paths when free)
 /// are tested one by one; more, and the full enemy attack map is cheaper
-/// (measured: see README).
+/// (measured: see docs/performance.md, "Design alternatives measured").
 const KING_LAZY_MAX: u32 = 2;
 
 /// True if a piece of `S::Other` attacks `sq` given `occ`.

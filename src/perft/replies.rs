@@ -3,7 +3,7 @@
 //! A leaf parent `P` (side `S` to move) makes each move and counts the
 //! replies of side `O` in the child. Most of that count's cost is not in
 //! `O`'s pieces but in two things every child recomputes (measured: without
-//! them the plain loop ran 1.95x as fast over issue 10's deep set):
+//! them the plain loop ran 1.95x as fast over the deep CPW set):
 //! * the pin and check scan from `O`'s king ([`NodeInfo::new`]);
 //! * the king's legal targets: which squares next to `O`'s king (and on its
 //!   free castling paths) `S` attacks.
@@ -447,7 +447,7 @@ pub(crate) fn perft2_plain<C: Cpu, S: Side>(cpu: C, pos: &Position) -> u64 {
 /// site (unlike [`count_leaves`]): the given replies then stay in
 /// registers. Measured against the out-of-line call, with the other two
 /// given counts below inlined as well, `--plain` ran 1.09-1.12x as fast
-/// per bin of the speed set (docs/performance.md, "Fourteenth pass");
+/// per bin of the speed set (docs/performance.md);
 /// inlining the count with nothing given too was slower (0.95-1.01x).
 #[inline(always)]
 fn count_known<C: Cpu, S: Side>(cpu: C, pos: &Position, known: &KnownReplies) -> u64 {

@@ -49,7 +49,7 @@
 //! a slider on the board the capture may be illegal: a horizontal pin).
 //! This replaces the shortcut's set-up and king tier in the rook and queen
 //! endings, where most of `S`'s moves touch `O`'s king zone. Measured
-//! (instructions against the shortcut, `scripts/icount_set.py`): the speed
+//! (instructions against the shortcut, `scripts/lab/icount_set.py`): the speed
 //! set's first bin 0.961 and second 0.986 (queen endings 0.83-0.92,
 //! minor-piece endings with a promoted queen 0.91-0.97); CPW 3 at depth 7
 //! 0.80 of the time (0.218 s against 0.271 s). Taken with knights of `S` too, it ran 1.03-1.04 of
@@ -62,7 +62,8 @@
 
 use std::marker::PhantomData;
 
-use super::{count_leaves, pawn_count, pawn_evasions};
+use super::count_leaves;
+use super::mobility::{pawn_count, pawn_evasions};
 use crate::chess::attacks::{
     between, bishop_rays, king_attacks, knight_attacks, pawn_attacks, rook_rays,
 };
@@ -92,7 +93,7 @@ pub(crate) enum Which {
 /// one slider and no knight; in all, `S` has no pawn one step from
 /// promotion and `O` no castling right. `None`: the leaf-parent shortcut.
 ///
-/// Measured (`scripts/icount_set.py`, instructions against the shortcut):
+/// Measured (`scripts/lab/icount_set.py`, instructions against the shortcut):
 /// the speed set's pawn endings of 13 men 0.68-0.71 with the
 /// kings-and-pawns copy (0.75-0.79 with the general one); its queen and
 /// rook endings with one side's slider 0.91-0.92 (speed-13, -14, -23;

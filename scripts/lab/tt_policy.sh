@@ -3,7 +3,7 @@
 # and on with --on-fail commit, on a fixed set of middlegame positions at a
 # fixed depth, plus the rollback counts. Prints a Markdown table.
 #
-#   scripts/tt_policy.sh [DEPTH [ASPIRATION_CP ...]]
+#   scripts/lab/tt_policy.sh [DEPTH [ASPIRATION_CP ...]]
 #
 # DEPTH defaults to 7. With several ASPIRATION_CP values it prints one table per
 # width (0 = no aspiration window); the default is the binary's default width.
@@ -11,7 +11,7 @@
 # `cargo build --release`). Single-threaded and deterministic: node counts do
 # not depend on the machine, times do.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 perft=${PERFT:-target/release/perft}
 if [ ! -x "$perft" ]; then
     echo "error: $perft not found; run cargo build --release first" >&2

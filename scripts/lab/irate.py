@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Instructions and instructions per CPU second: our build against a peer.
 
-    scripts/irate.py --peer PATH [--perft BIN] [--file EPD] [--filter TEXT]
+    scripts/lab/irate.py --peer PATH [--perft BIN] [--file EPD] [--filter TEXT]
                      [--ids ID,ID,...] [--below K] [--rounds N]
 
 --peer PATH    a peer that valgrind can run, called `PATH "FEN" D` and counting
@@ -30,7 +30,7 @@ valgrind's (cachegrind, start-up subtracted: a depth-1 run of the same
 position); CPU time is user + system of the whole process at the timed
 depth. Both programs are timed in the same round, alternating; the peer is
 credited with the sum of its counts 1..D, as its instruction count covers
-them all (scripts/peers.py instead times depth D's share of the peer's run
+them all (scripts/lab/peers.py instead times depth D's share of the peer's run
 by its own clock, so this speed column can differ from peers.py's). Per
 position and as geometric means per bin of men: instructions (G), CPU
 seconds, G instructions per second, and the three ratios. Exit 1 when a
@@ -46,7 +46,8 @@ import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# scriptlib.py lives in scripts/, one folder up.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from scriptlib import BINS, EpdError, geomean, men, read_epd, run_timed  # noqa: E402
 
 

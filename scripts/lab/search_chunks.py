@@ -3,7 +3,7 @@
 
 For every position of positions/search_bench.epd, one `perft uci` session
 (Threads 1) sends `position fen ...` and then `go nodes CHUNK` repeatedly
-(the GUI pattern of issue 25) until a `go` reports an iteration at the
+(what a GUI does when it gives an engine a node budget per move) until a `go` reports an iteration at the
 position's depth (`acd`). The cost is CHUNK nodes per `go` before that one
 plus the nodes of that `go` up to that iteration. It is compared with one
 uninterrupted `go depth D` in a fresh session: nodes, best move (the first
@@ -12,7 +12,7 @@ default: each `go` continues the search the previous one stopped) and with
 `setoption name Restart value false` (each `go` starts over; only the TT is
 kept).
 
-    scripts/search_chunks.py [CHUNK [MAX_GOS]]   (defaults 20000 and 1000)
+    scripts/lab/search_chunks.py [CHUNK [MAX_GOS]]   (defaults 20000 and 1000)
 
 PERFT sets the binary (default target/release/perft). Single-threaded and
 deterministic. Prints a Markdown table; exits 1 if a position's cost with
@@ -42,11 +42,11 @@ if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
     print(__doc__)
     sys.exit(0)
 if len(sys.argv) > 3:
-    print("usage: scripts/search_chunks.py [CHUNK [MAX_GOS]]", file=sys.stderr)
+    print("usage: scripts/lab/search_chunks.py [CHUNK [MAX_GOS]]", file=sys.stderr)
     sys.exit(2)
 chunk = positive(sys.argv[1], "CHUNK") if len(sys.argv) > 1 else 20000
 max_gos = positive(sys.argv[2], "MAX_GOS") if len(sys.argv) > 2 else 1000
-root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 perft = os.environ.get("PERFT", os.path.join(root, "target/release/perft"))
 LIMIT = 1.10
 

@@ -3,7 +3,7 @@
 # busy machine: cachegrind's instruction count (Ir) and simulated branch
 # mispredictions (Bcm + Bim) for single-threaded perft on the five positions of
 # benches/versus.rs, one depth shallower.
-#   scripts/icount.sh [path/to/perft]   (default: target/native/release/perft)
+#   scripts/lab/icount.sh [path/to/perft]   (default: target/native/release/perft)
 # Timing is what counts in the end; this only ranks variants when wall-clock
 # timing is too noisy. Needs valgrind.
 set -euo pipefail

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Where CPU time exceeds instruction count: the stalls a model cannot see.
 
-    scripts/stalls.py --perft BIN --file EPD [--below K] [--plain] [--top N]
+    scripts/lab/stalls.py --perft BIN --file EPD [--below K] [--plain] [--top N]
                       [--freq HZ] [--keep DIR] [--lines FILE]
 
-Instruction counts (scripts/icount_set.py) say what a change adds or
+Instruction counts (scripts/lab/icount_set.py) say what a change adds or
 removes, not what each instruction costs; a stall (a load waiting for a
 store it cannot forward from, a table miss, a long dependency chain behind
 a mispredict) costs time without instructions. This script puts the two
@@ -25,11 +25,12 @@ source lines:
 
     CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo build --release \\
         --target-dir target/dbg
-    scripts/stalls.py --perft target/dbg/release/perft --file positions/speed.epd
+    scripts/lab/stalls.py --perft target/dbg/release/perft --file positions/speed.epd
 
-`--lines leaf.rs` adds the inclusive shares per source line of that file
-(where a leaf parent's time goes: its set-up, the king tier, the makes);
-the line's text is read from this tree, so BIN must be built from it.
+`--lines tier.rs` adds the inclusive shares per source line of that file
+(the leaf-parent counter is in src/perft/leaf/: `shortcut.rs` for its
+set-up, `tier.rs` for the king tier, `sink.rs` for the makes); the line's
+text is read from this tree, so BIN must be built from it.
 
 Needs perf, valgrind, objdump and addr2line (binutils). Exit 2 on a usage
 error, 1 when a tool fails.
@@ -45,7 +46,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# scriptlib.py lives in scripts/, one folder up.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from scriptlib import EpdError, read_epd, write_epd  # noqa: E402
 
 
@@ -167,7 +169,7 @@ def main():
     ap.add_argument("--keep", help="keep perf.data and callgrind.out in this directory")
     ap.add_argument("--lines", metavar="FILE",
                     help="also list the inclusive shares per source line of FILE "
-                         "(a file name such as leaf.rs): a sample or an instruction "
+                         "(a file name such as tier.rs, one file under src/): a sample or an instruction "
                          "counts for every line of FILE in its chain of inlined calls")
     try:
         a = ap.parse_args()
@@ -184,7 +186,7 @@ def main():
         usage_error(str(e))
     source = None
     if a.lines:
-        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src")
         found = [os.path.join(d, a.lines) for d, _, fs in os.walk(root) if a.lines in fs]
         if len(found) != 1:
             usage_error(f"--lines {a.lines}: not the name of exactly one file under src/")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Our perft build against the fastest peer programs on an EPD set, interleaved.
 
-    scripts/peers.py [--perft BIN] [--gigantua PATH] [--perft-cpu PATH]
+    scripts/lab/peers.py [--perft BIN] [--gigantua PATH] [--perft-cpu PATH]
                      [--file EPD] [--rounds N] [--plain | --both] [--filter TEXT]
                      [--json OUT]
 
@@ -29,7 +29,7 @@ wait4): one thread, no table. Ours runs `perft count D FEN --threads 1
 depth D's share of its CPU time by its own clock (own time of D over the
 sum of its own times 1..D) and credited with perft D, as `perft versus`
 does. Crediting the sum of the counts instead (`ratio_sum` in the JSON and
-the summary's "sum-credited" figure, the method before 2026-11-27) is off
+the summary's "sum-credited" figure, kept for comparison with older runs) is off
 where the branching alternates from ply to ply: on an ending, depth D-1 can
 run at three times depth D's nodes per second, and its nodes then overstate
 the peer's speed at depth D by up to 13 %, or understate it by up to 7 %.
@@ -48,7 +48,8 @@ import re
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# scriptlib.py lives in scripts/, one folder up.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from scriptlib import BINS, EpdError, geomean, men, read_epd, run_timed  # noqa: E402
 
 

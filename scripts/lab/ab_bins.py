@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Two perft builds against each other per bin of the speed set, interleaved.
 
-    scripts/ab_bins.py BASE NEW [--rounds N] [--plain] [--bins LIST]
+    scripts/lab/ab_bins.py BASE NEW [--rounds N] [--plain] [--bins LIST]
                        [--file EPD] [--below K]
 
 BASE, NEW    two perft binaries (e.g. two commits)
@@ -16,8 +16,8 @@ BASE, NEW    two perft binaries (e.g. two commits)
 
 One bin is one `perft suite` process over the bin's positions, each checked at
 one depth (`--threads 1 --no-hash`), timed by its CPU time (user + system,
-from wait4). Fewer, longer processes than scripts/ab.py's one per position:
-the figures of docs/performance.md's fifth and sixth passes. Per bin it prints
+from wait4). Fewer, longer processes than scripts/lab/ab.py's one per position,
+so a bin's time is steadier than the sum of its positions'. Per bin it prints
 the median CPU time of each build, the median of the per-round ratios BASE /
 NEW (above 1: NEW is faster) and the ratio of the fastest rounds. A failed
 count stops the script with exit 1; a usage error exits 2.
@@ -29,7 +29,8 @@ import statistics
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# scriptlib.py lives in scripts/, one folder up.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from scriptlib import BINS, EpdError, men, read_epd, run_timed, write_epd  # noqa: E402
 
 def fail(message, code):

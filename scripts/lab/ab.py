@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Two perft builds against each other, interleaved: is NEW faster than BASE?
 
-    scripts/ab.py BASE NEW [--rounds N] [--plain] [DEPTH:POSITION ...]
+    scripts/lab/ab.py BASE NEW [--rounds N] [--plain] [DEPTH:POSITION ...]
 
 BASE, NEW        two perft binaries (e.g. a default and a native build, or
                  two commits)
 --rounds N       rounds per position (default 9); each round runs both, in
                  alternating order
 --plain          count with --plain (no leaf-parent shortcut)
-DEPTH:POSITION   default: issue 10's deep set, 7:startpos 6:kiwipete 7:cpw3
+DEPTH:POSITION   default: the deep CPW set, 7:startpos 6:kiwipete 7:cpw3
                  6:cpw4 6:cpw5 (any name or FEN `perft count` takes)
 
 Each run is `perft count D POS --threads 1 --no-hash --json`; its time is the
@@ -23,7 +23,7 @@ docs/performance.md, "CPU paths"):
 
     cargo build --release
     RUSTFLAGS="-C target-cpu=native" cargo build --release --target-dir target/native
-    scripts/ab.py target/native/release/perft target/release/perft
+    scripts/lab/ab.py target/native/release/perft target/release/perft
 """
 
 import json
@@ -32,14 +32,15 @@ import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# scriptlib.py lives in scripts/, one folder up.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from scriptlib import run_timed  # noqa: E402
 
 DEEP_SET = ["7:startpos", "6:kiwipete", "7:cpw3", "6:cpw4", "6:cpw5"]
 
 
 def usage(message):
-    print(f"ab.py: {message}\n(scripts/ab.py --help for usage)", file=sys.stderr)
+    print(f"ab.py: {message}\n(scripts/lab/ab.py --help for usage)", file=sys.stderr)
     sys.exit(2)
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Where the time goes on an EPD set, by instruction counts (load-independent).
 
-    scripts/icount_set.py [--perft BIN] [--file EPD] [--below K] [--filter TEXT]
-    scripts/icount_set.py --against NEW [--perft BIN] [--jobs J] ...
+    scripts/lab/icount_set.py [--perft BIN] [--file EPD] [--below K] [--filter TEXT]
+    scripts/lab/icount_set.py --against NEW [--perft BIN] [--jobs J] ...
 
 For each line: cachegrind (valgrind, branch simulation on) runs `perft count
 D FEN --threads 1 --no-hash` with both counters (the default, with the
@@ -28,7 +28,8 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# scriptlib.py lives in scripts/, one folder up.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from scriptlib import BINS, men  # noqa: E402
 
 

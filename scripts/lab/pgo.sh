@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A profile-guided (PGO) build of perft for record runs:
-#   scripts/pgo.sh [EPD ...]      (default: positions/speed.epd positions/standard.epd)
+#   scripts/lab/pgo.sh [EPD ...]      (default: positions/speed.epd positions/standard.epd)
 # 1. builds an instrumented binary (-Cprofile-generate) in target/pgo-gen;
 # 2. trains it: `perft count` at each EPD line's deepest ;Dn of at most
 #    TRAIN_NODES leaves (default 50M; one thread, no table; both counters)
@@ -9,14 +9,14 @@
 #    llvm-tools, added when missing) and builds target/pgo/release/perft with
 #    -Cprofile-use.
 # The default `cargo build --release` does not need this: docs/performance.md
-# ("Profile-guided builds") gives the measured gain per bin of the speed set.
+# gives what it gains (or loses) per bin of the speed set on each machine.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(positions/speed.epd positions/standard.epd)
 for f in "${files[@]}"; do
-    [ -r "$f" ] || { echo "scripts/pgo.sh: $f: not a readable file" >&2; exit 2; }
+    [ -r "$f" ] || { echo "scripts/lab/pgo.sh: $f: not a readable file" >&2; exit 2; }
 done
 
 sysroot=$(rustc --print sysroot)
@@ -25,15 +25,15 @@ profdata="$sysroot/lib/rustlib/$host/bin/llvm-profdata"
 if [ ! -x "$profdata" ]; then
     rustup component add llvm-tools
 fi
-[ -x "$profdata" ] || { echo "scripts/pgo.sh: $profdata missing after rustup component add llvm-tools" >&2; exit 1; }
+[ -x "$profdata" ] || { echo "scripts/lab/pgo.sh: $profdata missing after rustup component add llvm-tools" >&2; exit 1; }
 
 data=$PWD/target/pgo-data
 rm -rf "$data"; mkdir -p "$data"
-echo "scripts/pgo.sh: instrumented build" >&2
+echo "scripts/lab/pgo.sh: instrumented build" >&2
 RUSTFLAGS="-Cprofile-generate=$data" cargo build --release --quiet --target-dir target/pgo-gen
 gen=target/pgo-gen/release/perft
 
-echo "scripts/pgo.sh: training on ${files[*]}" >&2
+echo "scripts/lab/pgo.sh: training on ${files[*]}" >&2
 for f in "${files[@]}"; do
     grep -v '^#' "$f" | grep ';D' | while IFS= read -r line; do
         fen=$(echo "$line" | cut -d';' -f1 | awk '{print $1, $2, $3, $4}')
@@ -49,6 +49,6 @@ done
 "$gen" bench --max-depth 5 -q >/dev/null
 
 "$profdata" merge -o "$data/merged.profdata" "$data"
-echo "scripts/pgo.sh: optimised build with the profile" >&2
+echo "scripts/lab/pgo.sh: optimised build with the profile" >&2
 RUSTFLAGS="-Cprofile-use=$data/merged.profdata" cargo build --release --quiet --target-dir target/pgo
 echo "target/pgo/release/perft"

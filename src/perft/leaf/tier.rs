@@ -1,0 +1,196 @@
+//! The king tier: a move inside `O`'s king zone counted without a make when
+//! `O`'s pins stay as they are and `O` cannot castle, from `O`'s king
+//! squares against `S`'s attacks after the move plus the rest of `O`'s
+//! moves (the passed count and the mobility delta, or on a `Sparse` path
+//! the evasions of a check).
+
+use crate::chess::attacks::{between, bishop_rays, king_attacks, knight_attacks, rook_rays};
+use crate::chess::bitboard::Bitboard;
+use crate::chess::cpu::Cpu;
+use crate::chess::movegen::{self, Side};
+use crate::chess::piece::Piece;
+use crate::chess::square::Square;
+
+use super::children::Children;
+use super::mobility::moved_kind;
+use super::shortcut::Shortcut;
+
+impl<C: Cpu, S: Side> Children<'_, C, S> {
+    /// The reply count after a move of `piece` from `from` to `to` that must
+    /// otherwise be made (it is in the king zone), counted without a make when
+    /// it leaves `O`'s pins as they are (no pinner moved or taken, no pin line
+    /// entered or left, no new pin) and `O` has no castling right: `O`'s king
+    /// moves are counted against `S`'s attacks after the move. Without a check,
+    /// the rest is the passed position's count of `O`'s other pieces plus the
+    /// mobility delta. A check is counted only on a path that sets
+    /// `Cpu::CHECK_TIER` (and made on the others): with a single check, the
+    /// rest is the moves of `O`'s unpinned pieces onto the checker or between
+    /// it and the king
+    /// ([`Mobility::evasions`](super::mobility::Mobility::evasions); a pinned
+    /// piece cannot answer a check, its pin line and the check's meet only at
+    /// the king); with a double check, nothing else. Not for double pushes,
+    /// castling or en passant. `None`: make it.
+    ///
+    /// `new` is the kind that stands on `to` after the move: `piece`, or
+    /// for a promotion the promoted kind (tried here only on a
+    /// `Cpu::CHECK_TIER` path: a promoted piece next to `O`'s king often
+    /// checks).
+    #[inline(always)]
+    pub(super) fn tier(&self, piece: Piece, new: Piece, from: Square, to: Square) -> Option<u64> {
+        let s = self.shortcut?;
+        let pieces = s.pieces?;
+        let fp = &s.footprint;
+        let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
+        let moved = from_bb | to_bb;
+        // A move to a square that checks O's king: counted here only on a
+        // path that counts checks (`Cpu::CHECK_TIER`, see `check_replies`).
+        if (moved & fp.pin_lines).nonempty() || (!C::CHECK_TIER && fp.checks.of(new).contains(to)) {
+            return None;
+        }
+        let pos = self.pos;
+        let cpu = self.cpu;
+        let o = <S::Other as Side>::COLOR;
+        let them = pos.colors(o);
+        let capture = them.contains(to);
+        let occ = (pos.occupied() ^ from_bb) | to_bb;
+        let them = them & !to_bb;
+        let kind = |k: Piece| moved_kind::<S>(pos, k, piece, new, from_bb, to_bb);
+        let pawns = kind(Piece::Pawn);
+        let knights = kind(Piece::Knight);
+        let (bishops, rooks, queens) = (kind(Piece::Bishop), kind(Piece::Rook), kind(Piece::Queen));
+        let (diagonal, orthogonal) = (bishops | queens, rooks | queens);
+        let king = pos.king(o);
+        // A knight's or pawn's check on `to`; a slider's is found on the
+        // lines (the squares it checks from lie on them).
+        let leaper_check = if C::CHECK_TIER
+            && matches!(new, Piece::Knight | Piece::Pawn)
+            && fp.checks.of(new).contains(to)
+        {
+            to_bb
+        } else {
+            Bitboard::EMPTY
+        };
+        // Off the king's lines, a move gives no check from a slider and
+        // leaves the xray as it is. The lines are those of the slider kinds
+        // `S` has: a promotion to another kind is looked at on all of them.
+        if (moved & fp.lines).nonempty() || (piece != new && !fp.complete[new.index()]) {
+            // A slider's check, from the moved piece or uncovered. Pins:
+            // the sliders seen through one piece of O must be the same. Per
+            // slider of S on the king's lines, from the pieces between them:
+            // none is a check, one of O's is that xray (no chain of two
+            // lookups).
+            let snipers = (rook_rays(king) & orthogonal) | (bishop_rays(king) & diagonal);
+            let mut checkers = Bitboard::EMPTY;
+            let mut xray = Bitboard::EMPTY;
+            for sniper in snipers {
+                let b = (between(king, sniper) & occ).0;
+                let one = u64::from((b & b.wrapping_sub(1) == 0) & (b & them.0 != 0));
+                checkers.0 |= sniper.bitboard().0 & u64::from(b == 0).wrapping_neg();
+                xray.0 |= sniper.bitboard().0 & one.wrapping_neg();
+            }
+            if C::CHECK_TIER {
+                if xray != fp.xray {
+                    return None;
+                }
+                let checkers = checkers | leaper_check;
+                if checkers.nonempty() {
+                    return Some(self.check_replies(s, piece, new, from, to, checkers));
+                }
+            } else if checkers.nonempty() || xray != fp.xray {
+                return None;
+            }
+        } else if C::CHECK_TIER && leaper_check.nonempty() {
+            return Some(self.check_replies(s, piece, new, from, to, leaper_check));
+        }
+        // O's king: its squares against S's attacks after the move.
+        let occ = occ ^ king.bitboard();
+        let mut attacked = S::up_west(pawns) | S::up_east(pawns);
+        let s_king = if piece == Piece::King {
+            to
+        } else {
+            pos.king(S::COLOR)
+        };
+        attacked |= king_attacks(s_king);
+        for sq in knights {
+            attacked |= knight_attacks(sq);
+        }
+        for sq in diagonal {
+            attacked |= cpu.bishop_attacks(sq, occ);
+        }
+        for sq in orthogonal {
+            attacked |= cpu.rook_attacks(sq, occ);
+        }
+        let king_moves = (king_attacks(king) & !them & !attacked).len();
+        // A pinned piece cannot be taken here: by its pinner the move
+        // checks, by another piece it blocks the pin (the xray differs).
+        let delta = if capture {
+            s.mobility.capture_delta::<C, S>(cpu, from_bb, to_bb)
+        } else {
+            s.mobility.delta::<C, S>(cpu, moved)
+        };
+        Some((pieces as i64 + delta) as u64 + u64::from(king_moves))
+    }
+
+    /// [`Children::tier`]'s count for a move that checks `O`'s king
+    /// (`checkers`, in the child), `O`'s pins unchanged: `O`'s king moves
+    /// against `S`'s attacks after the move and, for a single check, the
+    /// moves of `O`'s unpinned pieces onto the checker or between it and
+    /// the king ([`Mobility::evasions`](super::mobility::Mobility::evasions)).
+    #[inline(always)]
+    pub(super) fn check_replies(
+        &self,
+        s: &Shortcut,
+        piece: Piece,
+        new: Piece,
+        from: Square,
+        to: Square,
+        checkers: Bitboard,
+    ) -> u64 {
+        let (pos, cpu) = (self.pos, self.cpu);
+        let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
+        let o = <S::Other as Side>::COLOR;
+        let king = pos.king(o);
+        let them = pos.colors(o) & !to_bb;
+        let kind = |k: Piece| moved_kind::<S>(pos, k, piece, new, from_bb, to_bb);
+        let pawns = kind(Piece::Pawn);
+        let (diagonal, orthogonal) = (
+            kind(Piece::Bishop) | kind(Piece::Queen),
+            kind(Piece::Rook) | kind(Piece::Queen),
+        );
+        let occ = ((pos.occupied() ^ from_bb) | to_bb) ^ king.bitboard();
+        let s_king = if piece == Piece::King {
+            to
+        } else {
+            pos.king(S::COLOR)
+        };
+        let mut attacked = S::up_west(pawns) | S::up_east(pawns) | king_attacks(s_king);
+        for sq in kind(Piece::Knight) {
+            attacked |= knight_attacks(sq);
+        }
+        for sq in diagonal {
+            attacked |= cpu.bishop_attacks(sq, occ);
+        }
+        for sq in orthogonal {
+            attacked |= cpu.rook_attacks(sq, occ);
+        }
+        let mut replies = (king_attacks(king) & !them & !attacked).len();
+        if !checkers.has_many() {
+            let answers = between(king, checkers.lsb()) | checkers;
+            replies += s.mobility.evasions::<C, S>(cpu, from_bb, to_bb, answers);
+        }
+        debug_assert_eq!(
+            u64::from(replies),
+            movegen::count::<C, S::Other>(
+                cpu,
+                &if piece == new {
+                    pos.make_normal::<C, S, false>(cpu, piece, from, to)
+                } else {
+                    pos.make_promotion::<S, false>(from, to, new)
+                }
+            ),
+            "{} {piece:?} {new:?} {from:?} {to:?}",
+            pos.to_fen()
+        );
+        u64::from(replies)
+    }
+}
