@@ -19,8 +19,8 @@ import json
 import sys
 from xml.sax.saxutils import escape
 
-WIDTH, HEIGHT = 640, 400
-LEFT, RIGHT, TOP, BOTTOM = 70, 170, 60, 60
+WIDTH, HEIGHT = 700, 400
+LEFT, RIGHT, TOP, BOTTOM = 70, 230, 60, 60
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
 

@@ -37,7 +37,7 @@ pub const THREAD_STACK_BYTES: usize = 8 << 20;
 
 /// Serial perft with bulk counting at the last ply. At the leaf parents,
 /// moves that cannot change the opponent's reply count are counted without
-/// being made (see `leaf.rs`). Runs on [`CpuPath::selected`].
+/// being made (see the module `perft::leaf`). Runs on [`CpuPath::selected`].
 pub fn perft(pos: &Position, depth: u32) -> u64 {
     perft_on(CpuPath::selected(), pos, depth)
 }
@@ -180,13 +180,16 @@ pub struct PerftConfig {
     pub table_key_bits: u32,
 }
 
-/// Default split depth (measured: see README, "Threads and the perft
+/// Default split depth (measured: see docs/performance.md, "Threads and the perft
 /// table"; 5 beat 4 by about 5 % once the leaf-parent shortcut made
 /// subtrees cheaper).
 pub const DEFAULT_SPLIT_DEPTH: u32 = 5;
-/// Default minimum depth for probing the table (measured: see README).
+/// Default minimum depth for probing the table (measured: see
+/// docs/performance.md, "Threads and the perft table").
 pub const DEFAULT_MIN_HASH_DEPTH: u32 = 2;
-/// Default synchronisation (measured fastest on 2 threads: see README).
+/// Default synchronisation: the XOR-checked atomics. The locks were at best
+/// as fast (within the noise of 2 cores) and slower where many threads
+/// contend (docs/performance.md, "Threads and the perft table").
 pub const DEFAULT_HASH_SYNC: HashSync = HashSync::Lockless;
 /// Most worker threads a driver accepts (Stockfish's `Threads` maximum).
 /// Without a bound, `--threads 100000` spent minutes starting OS threads

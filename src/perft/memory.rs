@@ -9,8 +9,8 @@
 //!   `madvise`): fewer TLB misses on random probes. An all-zero bucket is an
 //!   empty bucket, so no initialisation pass writes anything. Elsewhere:
 //!   `alloc_zeroed`.
-//! * **Populated in parallel, before counting** ([`for_each_chunk`],
-//!   [`ZeroedSlice::prefault`]): the mapping is split into 2 MiB chunks
+//! * **Populated in parallel, before counting** (`for_each_chunk`,
+//!   `ZeroedSlice::prefault`): the mapping is split into 2 MiB chunks
 //!   that the populating threads take from a shared counter; each chunk is
 //!   faulted in with `madvise(MADV_POPULATE_WRITE)` (Linux 5.14 and later)
 //!   or, where that is refused, by writing one value per 4 KiB page. A
@@ -180,6 +180,46 @@ impl<T> ZeroedSlice<T> {
         }
         #[cfg(not(target_os = "linux"))]
         {
+            false
+        }
+    }
+}
+
+impl<T> ZeroedSlice<T> {
+    /// Gives the memory of the values `range` back to the kernel
+    /// (`madvise(MADV_DONTNEED)`: they read as zero afterwards), so that
+    /// several threads can free a large table at once before it is
+    /// unmapped. False where that is not available; the unmapping then
+    /// frees everything.
+    ///
+    /// # Safety
+    /// Nothing may read or write the values `range` while this runs or
+    /// afterwards, except to find them zero (the owner is about to drop the
+    /// slice; disjoint ranges may be discarded from several threads).
+    #[allow(unsafe_code)]
+    pub(crate) unsafe fn discard(&self, range: Range<usize>) -> bool {
+        assert!(range.start <= range.end && range.end <= self.len);
+        #[cfg(target_os = "linux")]
+        {
+            let size = std::mem::size_of::<T>();
+            let page = 4096;
+            // Whole pages only: a partial page at either end is left to the
+            // unmapping.
+            let first = (self.ptr.as_ptr() as usize + range.start * size).next_multiple_of(page);
+            let end = (self.ptr.as_ptr() as usize + range.end * size) / page * page;
+            if end <= first {
+                return true;
+            }
+            // SAFETY: [first, end) lies inside the slice's mapping, and the
+            // caller guarantees nothing uses those values any more; they
+            // become zero, which is a valid T (`new`'s contract).
+            unsafe {
+                libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_DONTNEED) == 0
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = range;
             false
         }
     }

@@ -178,8 +178,8 @@ impl BenchReport {
         ));
         if let Some(c) = &run.ceiling {
             s.push_str(&format!(
-                "ceiling      {} single-thread counters at once: {:.1} Mnps ({:.2}x one alone, each {:.2}x slower); this run {:.0} % of linear, {:.0} % of the ceiling\n",
-                c.counters,
+                "ceiling      {} at once: {:.1} Mnps ({:.2}x one alone, each {:.2}x slower); this run {:.0} % of linear, {:.0} % of the ceiling\n",
+                super::plural(c.counters as u128, "single-thread counter"),
                 c.mnps,
                 c.speedup,
                 c.slowdown,
