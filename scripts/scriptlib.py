@@ -81,8 +81,8 @@ class EpdError(ValueError):
 def read_epd(path, text_filter=None):
     """The lines of `path` (those containing `text_filter`, if given) as
     dicts: `id` (the `id` operation, else "line N"), `fen` (six fields; the
-    clocks default to 0 1), `counts` ({depth: count} from `;Dn count`) and
-    `depth` (the deepest). Raises EpdError for a line without a count or a
+    clocks default to 0 1), `counts` ({depth: count} from `;Dn count`),
+    `depth` (the deepest) and `comment` (the `c0` operation, else empty). Raises EpdError for a line without a count or a
     file with no position left."""
     out = []
     with open(path) as f:
@@ -93,7 +93,7 @@ def read_epd(path, text_filter=None):
             fields = line.split(";")
             full = fields[0].split()
             fen = " ".join(full[:6]) if len(full) >= 6 else " ".join(full[:4]) + " 0 1"
-            counts, ident = {}, f"line {lineno}"
+            counts, ident, comment = {}, f"line {lineno}", ""
             for op in fields[1:]:
                 op = op.strip()
                 m = re.fullmatch(r"D(\d+)\s+(\d+)", op)
@@ -101,9 +101,12 @@ def read_epd(path, text_filter=None):
                     counts[int(m.group(1))] = int(m.group(2))
                 elif op.startswith("id "):
                     ident = op[3:].strip().strip('"')
+                elif op.startswith("c0 "):
+                    comment = op[3:].strip().strip('"')
             if not counts:
                 raise EpdError(f"{path}:{lineno}: no ;Dn count")
-            out.append({"id": ident, "fen": fen, "counts": counts, "depth": max(counts)})
+            out.append({"id": ident, "fen": fen, "counts": counts, "depth": max(counts),
+                        "comment": comment})
     if not out:
         raise EpdError(f"{path}: no position (filter {text_filter!r})")
     return out

@@ -18,6 +18,9 @@
 --plain           time `perft count --plain` (the plain counter) instead of the
                   default counter; --both times the two side by side
 --filter TEXT     only lines containing TEXT (e.g. an id or "rook ending")
+--group KIND      summarise per bin of men (`bins`, the default) or per
+                  class, the first item of each line's c0 comment (`class`:
+                  the signature classes of positions/endings.epd)
 --also NAME=BIN   another build of ours timed in the same rounds (e.g.
                   pgo=target/pgo/release/perft), with its own ratios
 --json OUT        every sample and summary as JSON
@@ -35,9 +38,10 @@ run at three times depth D's nodes per second, and its nodes then overstate
 the peer's speed at depth D by up to 13 %, or understate it by up to 7 %.
 Per position: the median time of each program, and the median over rounds of
 ours/peer speed against the faster peer of that round (and against each peer
-on its own). Per bin of men on the board (up to 10, 11-16, 17-24, 25-32) and
-overall: the geometric mean of those ratios, and how many positions are at
-1.0x or above. A count that differs from the EPD's stops the script (exit 1);
+on its own). Per bin of men on the board (up to 10, 11-16, 17-24, 25-32), or per class
+with --group class, and overall: the geometric mean of those ratios, and
+how many positions are at 1.0x or above; with --both, also the default
+counter over the plain one (geometric mean and the worst position). A count that differs from the EPD's stops the script (exit 1);
 a usage error exits 2.
 """
 
@@ -109,6 +113,7 @@ def main():
     ap.add_argument("--plain", action="store_true")
     ap.add_argument("--both", action="store_true")
     ap.add_argument("--filter")
+    ap.add_argument("--group", choices=["bins", "class"], default="bins")
     ap.add_argument("--also", action="append", default=[],
                     help="NAME=BIN: another build of ours in the same rounds (e.g. pgo=...)")
     ap.add_argument("--json")
@@ -164,6 +169,7 @@ def main():
         best_peer = [max(speed[p][r] for p in peers) for r in range(a.rounds)]
         best_sum = [max(speed_sum[p][r] for p in peers) for r in range(a.rounds)]
         row = {"id": pos["id"], "fen": pos["fen"], "depth": pos["depth"], "men": men(pos["fen"]),
+               "class": pos["comment"].split(",")[0].strip() or "(none)",
                "seconds": {n: statistics.median(x[1] for x in s) for n, s in samples.items()},
                "mnps": {n: statistics.median(v) / 1e6 for n, v in speed.items()},
                "samples": samples, "ratio": {}, "ratio_sum": {}, "spread": {}, "versus": {}}
@@ -176,6 +182,9 @@ def main():
             row["versus"][m] = {p: statistics.median(speed[m][r] / speed[p][r]
                                                      for r in range(a.rounds))
                                 for p in peers}
+        if "ours" in mine and "plain" in mine:
+            row["ours_over_plain"] = statistics.median(speed["ours"][r] / speed["plain"][r]
+                                                       for r in range(a.rounds))
         results.append(row)
         cols = "  ".join(f"{n} {row['mnps'][n]:7.0f}" for n in programs)
         rat = "  ".join(f"{m}/peer {row['ratio'][m]:.2f}x ({row['spread'][m][0]:.2f}-"
@@ -186,8 +195,13 @@ def main():
     summary = {}
     print(f"\ngeometric means of ours/faster peer ({a.rounds} rounds, CPU time, 1 thread, "
           f"no table; peers: {', '.join(peers)})")
-    for lo, hi, name in BINS + [(0, 99, "all")]:
-        rows = [r for r in results if lo <= r["men"] <= hi]
+    if a.group == "class":
+        classes = list(dict.fromkeys(r["class"] for r in results))
+        groups = [(c, [r for r in results if r["class"] == c]) for c in classes]
+    else:
+        groups = [(name, [r for r in results if lo <= r["men"] <= hi]) for lo, hi, name in BINS]
+    groups.append(("all", results))
+    for name, rows in groups:
         if not rows:
             continue
         summary[name] = {}
@@ -205,6 +219,14 @@ def main():
             each = ", ".join(f"/{p} {v:.2f}x" for p, v in versus.items())
             parts.append(f"{m} {g:.2f}x ({each}; worst {worst['ratio'][m]:.2f}x {worst['id']};"
                          f" sum-credited {g_sum:.2f}x)")
+        if "ours" in mine and "plain" in mine:
+            over = [r["ours_over_plain"] for r in rows]
+            worst = min(rows, key=lambda r: r["ours_over_plain"])
+            summary[name]["ours_over_plain"] = {"geomean": geomean(over),
+                                                "worst": worst["ours_over_plain"],
+                                                "worst_id": worst["id"]}
+            parts.append(f"ours/plain {geomean(over):.2f}x (worst {worst['ours_over_plain']:.2f}x "
+                         f"{worst['id']})")
         print(f"  {name:<9} {len(rows):2} positions: " + "  ".join(parts))
     if a.json:
         with open(a.json, "w") as f:
