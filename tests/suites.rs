@@ -116,6 +116,87 @@ fn speed_set_has_four_bins_of_at_least_twelve() {
 }
 
 #[test]
+fn endings_set_counts_up_to_twenty_million() {
+    // Every count of positions/endings.epd is Stockfish 15.1's `go perft`
+    // (scripts/lab/endings_set.py); the timed depths are left to `perft
+    // suite positions/endings.epd` and scripts/lab/peers.py. Each of the 72
+    // positions has at least its D1-D4 under the cap.
+    let checked = check_suite("endings", 20_000_000);
+    assert!(checked >= 72 * 4, "{checked}");
+    let plain = check_suite_with("endings", 2_000_000, perft_plain);
+    assert!(plain >= 72 * 4, "{plain}");
+}
+
+/// The endings set covers what it claims: at least 14 material signatures
+/// in classes from plain to unusual, at least 4 positions each, 5 to 16 men,
+/// every line's comment naming its class, its signature (checked against
+/// the board: the men of each side, a `P7` pawn on its seventh rank) and
+/// its men, and every line deep enough to time.
+#[test]
+fn endings_set_has_fourteen_signatures_of_four_positions() {
+    use std::collections::BTreeMap;
+    let records = load("endings");
+    let mut per_signature: BTreeMap<String, usize> = BTreeMap::new();
+    for r in &records {
+        let comment = r
+            .ops
+            .iter()
+            .find(|(op, _)| op == "c0")
+            .map_or("", |(_, text)| text.trim_matches('"'));
+        let parts: Vec<&str> = comment.split(", ").collect();
+        assert_eq!(parts.len(), 3, "line {}: c0 {comment:?}", r.line);
+        let (signature, men) = (parts[1], r.position.occupied().len());
+        assert_eq!(parts[2], format!("{men} men"), "line {}", r.line);
+        assert!((5..=16).contains(&men), "line {}: {men} men", r.line);
+        // The signature's two sides, in either colour order.
+        let (a, b) = signature.split_once('v').expect("KxxvKyy");
+        let side = |color: perft::chess::piece::Color| {
+            let mut s = String::from("K");
+            for (kind, letter) in [
+                (perft::chess::piece::Piece::Queen, 'Q'),
+                (perft::chess::piece::Piece::Rook, 'R'),
+                (perft::chess::piece::Piece::Bishop, 'B'),
+                (perft::chess::piece::Piece::Knight, 'N'),
+            ] {
+                for _ in 0..r.position.colored(color, kind).len() {
+                    s.push(letter);
+                }
+            }
+            let seventh = match color {
+                perft::chess::piece::Color::White => 6,
+                perft::chess::piece::Color::Black => 1,
+            };
+            let pawns = r.position.colored(color, perft::chess::piece::Piece::Pawn);
+            let on_seventh = pawns.into_iter().filter(|sq| sq.rank() as u8 == seventh).count();
+            (s, pawns.len() as usize, on_seventh)
+        };
+        let norm = |text: &str| {
+            let sevens = text.matches("P7").count();
+            let pawns = text.matches('P').count();
+            let pieces: String = text.chars().filter(|c| "KQRBN".contains(*c)).collect();
+            (pieces, pawns, sevens)
+        };
+        let (w, b_) = (side(perft::chess::piece::Color::White), side(perft::chess::piece::Color::Black));
+        let (na, nb) = (norm(a), norm(b));
+        let fits = |(s, pawns, seventh): &(String, usize, usize), want: &(String, usize, usize)| {
+            s == &want.0 && *pawns == want.1 && *seventh >= want.2
+        };
+        assert!(
+            (fits(&w, &na) && fits(&b_, &nb)) || (fits(&w, &nb) && fits(&b_, &na)),
+            "line {}: {signature} does not match the board {}",
+            r.line,
+            r.fen_text
+        );
+        let deepest = r.depths.iter().map(|&(_, n)| n).max().unwrap_or(0);
+        assert!(deepest >= 100_000_000, "line {}: deepest {deepest}", r.line);
+        *per_signature.entry(signature.to_string()).or_default() += 1;
+    }
+    assert!(per_signature.len() >= 14, "{per_signature:?}");
+    assert!(per_signature.values().all(|&n| n >= 4), "{per_signature:?}");
+    assert!(records.len() >= 56);
+}
+
+#[test]
 fn the_plain_loop_gives_the_published_counts_too() {
     // perft_plain makes every move above the last ply (no leaf-parent
     // shortcut): a second, independent path through the same generator.
