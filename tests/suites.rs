@@ -167,7 +167,10 @@ fn endings_set_has_fourteen_signatures_of_four_positions() {
                 perft::chess::piece::Color::Black => 1,
             };
             let pawns = r.position.colored(color, perft::chess::piece::Piece::Pawn);
-            let on_seventh = pawns.into_iter().filter(|sq| sq.rank() as u8 == seventh).count();
+            let on_seventh = pawns
+                .into_iter()
+                .filter(|sq| sq.rank() as u8 == seventh)
+                .count();
             (s, pawns.len() as usize, on_seventh)
         };
         let norm = |text: &str| {
@@ -176,7 +179,10 @@ fn endings_set_has_fourteen_signatures_of_four_positions() {
             let pieces: String = text.chars().filter(|c| "KQRBN".contains(*c)).collect();
             (pieces, pawns, sevens)
         };
-        let (w, b_) = (side(perft::chess::piece::Color::White), side(perft::chess::piece::Color::Black));
+        let (w, b_) = (
+            side(perft::chess::piece::Color::White),
+            side(perft::chess::piece::Color::Black),
+        );
         let (na, nb) = (norm(a), norm(b));
         let fits = |(s, pawns, seventh): &(String, usize, usize), want: &(String, usize, usize)| {
             s == &want.0 && *pawns == want.1 && *seventh >= want.2

@@ -233,6 +233,8 @@ pub fn run_bench(args: BenchArgs, quiet: bool) -> Result<u8, Error> {
                     complete: o.complete,
                     stats: PerftStats::default(),
                     min_hash_depth: perft.config().min_hash_depth,
+                    plain: perft.config().plain,
+                    counter_choice: None,
                 };
                 (counted, Some(StatsReport(o.total)))
             } else {

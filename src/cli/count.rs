@@ -88,6 +88,9 @@ struct Counted {
     stats: PerftStats,
     /// The smallest hashed depth as the run ended.
     min_hash_depth: u32,
+    /// The counter that ran, and how it was chosen.
+    plain: bool,
+    counter_choice: Option<crate::perft::choose::CounterChoice>,
     /// With `--stats`: the breakdown per finished root move, and in total.
     leaves: Option<(Vec<LeafStats>, LeafStats)>,
 }
@@ -115,6 +118,8 @@ fn counted(
             seconds: 0.0,
             stats: PerftStats::default(),
             min_hash_depth: perft.config().min_hash_depth,
+            plain: perft.config().plain,
+            counter_choice: None,
             leaves: with_stats.then(|| (Vec::new(), perft_stats(pos, 0))),
         };
     }
@@ -144,6 +149,8 @@ fn counted(
                 seconds: 0.0,
                 stats: PerftStats::default(),
                 min_hash_depth: perft.config().min_hash_depth,
+                plain: perft.config().plain,
+                counter_choice: None,
                 leaves: Some((o.moves.iter().map(|&(_, st)| st).collect(), o.total)),
             };
         }
@@ -157,6 +164,8 @@ fn counted(
             seconds: 0.0,
             stats: o.stats,
             min_hash_depth: o.min_hash_depth,
+            plain: o.plain,
+            counter_choice: o.counter_choice,
             leaves: None,
         }
     });
@@ -373,7 +382,7 @@ fn count_or_divide(args: &CountArgs, quiet: bool, timing: bool) -> Result<Done, 
             by,
         });
     }
-    let engine = report::EngineInfo::of(&perft);
+    let engine = report::EngineInfo::of(&perft).ran(outcome.plain, outcome.counter_choice);
     let table = perft
         .table()
         .map(|t| report::TableStats::of(t, &outcome.stats, outcome.min_hash_depth));

@@ -22,6 +22,7 @@ use crate::chess::piece::Color;
 use crate::chess::position::Position;
 use crate::chess::zobrist::Zobrist;
 use crate::perft::children::for_each_child;
+use crate::perft::choose::{self, CounterChoice};
 use crate::perft::hash::{Access, HashError, HashSync, PerftTable, Probe, StoreOutcome};
 use crate::perft::leaf::Scratch;
 
@@ -175,6 +176,10 @@ pub struct PerftConfig {
     /// Count without the leaf-parent shortcut ([`perft_plain`]'s loop):
     /// every move above the last ply is made.
     pub plain: bool,
+    /// Unless `plain`: before a count deep enough to be worth it, time the
+    /// shortcut and the plain loop on samples of the tree and run the
+    /// faster (`perft::choose`). False: always the shortcut.
+    pub choose_counter: bool,
     /// Key bits the perft table compares: 64 (the default). Fewer exist
     /// only to force false hits in tests of `--verify-table`.
     pub table_key_bits: u32,
@@ -207,6 +212,7 @@ impl Default for PerftConfig {
             zobrist_seed: crate::chess::zobrist::DEFAULT_SEED,
             cpu: CpuPath::selected(),
             plain: false,
+            choose_counter: true,
             table_key_bits: 64,
         }
     }
@@ -324,6 +330,11 @@ pub struct DivideOutcome {
     /// The smallest hashed depth at the end of the run: the configured
     /// `min_hash_depth`, or more where busy locks raised it.
     pub min_hash_depth: u32,
+    /// True when the plain loop counted (`--plain`, or measured faster).
+    pub plain: bool,
+    /// The timing of both counters that chose between them, when one was
+    /// made.
+    pub counter_choice: Option<CounterChoice>,
 }
 
 /// Hooks into a running [`Perft::divide`].
@@ -739,6 +750,12 @@ impl Perft {
         let stop = control.stop.unwrap_or(&never);
         let floor = Floor::new(self.config.min_hash_depth);
         let root = pos.with_zobrist(self.keys);
+        let counter_choice = if self.config.plain || !self.config.choose_counter {
+            None
+        } else {
+            choose::measure(self.config.cpu, &root, depth, self.config.threads)
+        };
+        let plain = self.config.plain || counter_choice.is_some_and(|c| c.plain);
         let moves: Vec<Move> = if depth == 0 {
             Vec::new()
         } else {
@@ -752,6 +769,7 @@ impl Perft {
                 depth: depth - 1,
                 stop,
                 floor: &floor,
+                plain,
             });
             let (nodes, stats) = result?;
             if let Some(cb) = control.on_root_move {
@@ -770,6 +788,8 @@ impl Perft {
             complete,
             stats: PerftStats::default(),
             min_hash_depth: floor.get(),
+            plain,
+            counter_choice,
         };
         for (mv, nodes, stats) in results.into_iter().flatten() {
             outcome.moves.push((mv, nodes));
@@ -804,6 +824,8 @@ struct Subtree<'a> {
     depth: u32,
     stop: &'a AtomicBool,
     floor: &'a Floor,
+    /// The plain loop instead of the shortcut.
+    plain: bool,
 }
 
 impl CpuFn for Subtree<'_> {
@@ -815,10 +837,11 @@ impl CpuFn for Subtree<'_> {
             depth,
             stop,
             floor,
+            plain,
         } = self;
         // Few men: the leaf parents count checks in the king tier (the men
         // only ever decrease below the root).
-        if !perft.config.plain && pos.occupied().len() <= SPARSE_MEN {
+        if !plain && pos.occupied().len() <= SPARSE_MEN {
             let cpu = C::Sparse::from(cpu);
             return match &perft.table {
                 Some(table) => perft
@@ -829,7 +852,7 @@ impl CpuFn for Subtree<'_> {
                     .parallel_any(pos, depth),
             };
         }
-        match (&perft.table, perft.config.plain) {
+        match (&perft.table, plain) {
             (Some(table), false) => perft
                 .run::<_, C, true>(cpu, table, stop, floor)
                 .parallel_any(pos, depth),

@@ -8,6 +8,7 @@
 //! Uses the `chess` layer only.
 
 mod children;
+pub mod choose;
 mod count;
 pub mod hash;
 mod leaf;

@@ -428,10 +428,26 @@ pub struct EngineInfo {
     pub huge_page_bytes: Option<u64>,
     /// CPU path the count ran on.
     pub cpu_path: CpuPath,
-    /// Counter: `shortcut` (leaf parents count unaffected moves without
-    /// making them, the default) or `plain` (`--plain`: every move above
-    /// the last ply made).
+    /// Counter that ran: `shortcut` (leaf parents count unaffected moves
+    /// without making them) or `plain` (every move above the last ply made:
+    /// `--plain`, or measured faster on this position).
     pub counter: &'static str,
+    /// The timing of both counters on samples of the tree that chose the
+    /// counter (`null` when none was made: `--plain`, `--shortcut`, or a
+    /// count too shallow or short to be worth it).
+    pub counter_choice: Option<CounterChoiceReport>,
+}
+
+/// How the counter of a run was chosen: both timed on the same samples.
+#[derive(Clone, Debug, Serialize)]
+pub struct CounterChoiceReport {
+    /// Samples (subtrees 4 plies deep at random nodes) counted by both.
+    pub samples: usize,
+    /// The shortcut's time over the plain loop's on them: above 1.02 the
+    /// plain loop runs.
+    pub shortcut_over_plain: f64,
+    /// Wall-clock seconds of the measurement, part of the count's seconds.
+    pub seconds: f64,
 }
 
 impl EngineInfo {
@@ -452,14 +468,40 @@ impl EngineInfo {
                 .and(crate::perft::memory::anon_huge_page_bytes()),
             cpu_path: c.cpu,
             counter: if c.plain { "plain" } else { "shortcut" },
+            counter_choice: None,
         }
+    }
+
+    /// These settings, with the counter a run used and how it was chosen.
+    pub fn ran(
+        mut self,
+        plain: bool,
+        choice: Option<crate::perft::choose::CounterChoice>,
+    ) -> EngineInfo {
+        self.counter = if plain { "plain" } else { "shortcut" };
+        self.counter_choice = choice.map(|c| CounterChoiceReport {
+            samples: c.samples,
+            shortcut_over_plain: c.shortcut_over_plain,
+            seconds: c.seconds,
+        });
+        self
     }
 
     /// What the speed figure means, for text output.
     pub fn speed_note(&self) -> String {
         let threads = plural(self.threads as u128, "thread");
+        let measured = self
+            .counter_choice
+            .as_ref()
+            .map(|c| {
+                format!(
+                    " (timed {:.2}x the plain loop's time on {} samples)",
+                    c.shortcut_over_plain, c.samples
+                )
+            })
+            .unwrap_or_default();
         let how = format!(
-            "{} counter, {} path",
+            "{} counter{measured}, {} path",
             if self.counter == "plain" {
                 "plain"
             } else {
