@@ -16,17 +16,17 @@
 //! the move counts along its walk (Knuth's estimator): the weighted sums
 //! estimate each counter's time over the whole tree, so their ratio is the
 //! whole count's, not the average sample's. Sampling stops once it has cost
-//! [`BUDGET_SHARE`] of that estimate (spread over the run's threads), or
-//! after [`MAX_STEPS`] steps; a count too short to pay for [`MIN_STEPS`]
+//! `BUDGET_SHARE` of that estimate (spread over the run's threads), or
+//! after `MAX_STEPS` steps; a count too short to pay for `MIN_STEPS`
 //! steps keeps the shortcut. The plain loop is chosen only when it was faster
-//! by more than [`MARGIN`]; a count too short to be worth measuring keeps the
+//! by more than `MARGIN`; a count too short to be worth measuring keeps the
 //! shortcut.
 
 use std::time::Instant;
 
 use crate::chess::cpu::CpuPath;
 use crate::chess::position::Position;
-use crate::perft::count::{perft_on, perft_plain_on};
+use crate::perft::serial::{perft_on, perft_plain_on};
 
 /// Plies each sample counts below its node: the node's moves made, each
 /// child a leaf parent, where the two counters differ.
@@ -34,7 +34,7 @@ pub const SAMPLE_DEPTH: u32 = 3;
 /// Counts shallower than this are not measured (they keep the shortcut).
 pub const MIN_DEPTH: u32 = SAMPLE_DEPTH + 3;
 /// Samples of the first step, which estimates the count's time and the
-/// cost of a sample: a count too short to pay for [`MIN_STEPS`] steps
+/// cost of a sample: a count too short to pay for `MIN_STEPS` steps
 /// within the budget stops there, with the shortcut.
 const PROBE: usize = 4;
 /// A step ends once each counter has spent this long on its samples (and
@@ -187,9 +187,9 @@ pub fn measure(cpu: CpuPath, root: &Position, depth: u32, threads: usize) -> Opt
     decide(&ratios, shortcut, plain, samples, began)
 }
 
-/// The choice from the steps' ratios (at least [`MIN_STEPS`] of them, or
+/// The choice from the steps' ratios (at least `MIN_STEPS` of them, or
 /// none is made): the plain loop when the median step and all the samples
-/// together both timed it faster by more than [`MARGIN`].
+/// together both timed it faster by more than `MARGIN`.
 fn decide(
     ratios: &[f64],
     shortcut: f64,

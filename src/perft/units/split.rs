@@ -24,7 +24,7 @@ use super::{
     UnitRecord, hex, io_err, sha256_hex, tool_version, unit_file_name,
 };
 use crate::chess::position::Position;
-use crate::perft::count::perft;
+use crate::perft::serial::perft;
 
 /// What to split.
 #[derive(Clone, Debug)]
