@@ -267,7 +267,7 @@ pub fn nps(nodes: u128, seconds: f64) -> f64 {
 pub enum Warning {
     /// Timings from a build with debug assertions mean little.
     DebugBuild,
-    /// A timed run too short for its speed to be meaningful.
+    /// A bench run too short for its speed to be meaningful.
     ShortRun {
         /// Wall-clock seconds of the run.
         seconds: f64,
@@ -332,7 +332,8 @@ impl std::fmt::Display for Warning {
             ),
             Warning::ShortRun { seconds } => write!(
                 f,
-                "the run took only {seconds:.3} s: too short to time reliably; use a deeper depth"
+                "the shortest run took only {seconds:.3} s: too short to time reliably; \
+                 `--depth-set deep` times positions about 30 times longer"
             ),
             Warning::ThreadsAboveCpus { threads, cpus } => write!(
                 f,
