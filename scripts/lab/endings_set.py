@@ -33,18 +33,20 @@ Exit 0 on success, 1 on a disagreement, 2 on a usage error.
 """
 
 import argparse
-import json
-import math
 import os
 import random
 import sys
 
 # scriptlib.py lives in scripts/, one folder up.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from scriptlib import ensure_module, run_timed  # noqa: E402
+from scriptlib import ensure_module  # noqa: E402
 
 ensure_module("chess", "chess", "endings_set.py")
 import chess  # noqa: E402
+
+# Timing a depth and checking counts as the speed set's generator does.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from speed_set import Stockfish, choose_depth  # noqa: E402
 
 # (class, signature): the men of each side beyond its king. `p` is a pawn
 # about to promote (on its seventh rank), `P` any other pawn.
@@ -126,64 +128,6 @@ def draw(rng, sig):
     if not board.is_valid() or not any(board.legal_moves):
         return None
     return board
-
-
-def count_ours(binary, depth, fen):
-    """(nodes, CPU seconds) of `perft count` on one thread, no table."""
-    args = [binary, "count", str(depth), fen, "--threads", "1", "--no-hash", "--json"]
-    text, seconds, code = run_timed(args)
-    if code != 0:
-        sys.exit(f"endings_set.py: {' '.join(args)} failed (exit {code})")
-    return json.loads(text)["nodes"], seconds
-
-
-class Stockfish:
-    def __init__(self, path):
-        import subprocess
-        self.p = subprocess.Popen(
-            [path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
-        )
-        self.send("uci")
-        self.wait("uciok")
-
-    def send(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def wait(self, prefix):
-        for line in self.p.stdout:
-            if line.startswith(prefix):
-                return line
-        sys.exit("endings_set.py: stockfish ended")
-
-    def perft(self, fen, depth):
-        self.send(f"position fen {fen}")
-        self.send(f"go perft {depth}")
-        return int(self.wait("Nodes searched:").split(":")[1])
-
-    def close(self):
-        self.send("quit")
-        self.p.wait()
-
-
-def choose_depth(binary, fen, lo, hi):
-    """(depth, nodes, seconds) with seconds in [lo, hi] nearest their
-    geometric middle, or None."""
-    best, prev = None, None
-    for depth in range(3, 20):
-        nodes, t = count_ours(binary, depth, fen)
-        if lo <= t <= hi:
-            score = abs(math.log(t / math.sqrt(lo * hi)))
-            if best is None or score < best[3]:
-                best = (depth, nodes, t, score)
-        if t > hi or nodes == 0:
-            break
-        # The next depth costs about this one times the last growth in nodes:
-        # stop before a run that would take far past the window.
-        if prev is not None and t > 0.02 and nodes * (nodes / max(prev, 1)) > nodes * 2 * hi / t:
-            break
-        prev = nodes
-    return best[:3] if best else None
 
 
 def main():

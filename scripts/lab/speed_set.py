@@ -140,12 +140,17 @@ def steered_game(rng, family, max_plies=220):
     return out
 
 
+# The script running (this one, or endings_set.py, which imports the helpers
+# below), for messages.
+PROG = os.path.basename(sys.argv[0])
+
+
 def count_ours(binary, depth, fen):
     """(nodes, CPU seconds) of `perft count` on one thread, no table."""
     args = [binary, "count", str(depth), fen, "--threads", "1", "--no-hash", "--json"]
     text, seconds, code = run_timed(args)
     if code != 0:
-        sys.exit(f"speed_set.py: {' '.join(args)} failed (exit {code})")
+        sys.exit(f"{PROG}: {' '.join(args)} failed (exit {code})")
     return json.loads(text)["nodes"], seconds
 
 
@@ -165,7 +170,7 @@ class Stockfish:
         for line in self.p.stdout:
             if line.startswith(prefix):
                 return line
-        sys.exit("speed_set.py: stockfish ended")
+        sys.exit(f"{PROG}: stockfish ended")
 
     def perft(self, fen, depth):
         self.send(f"position fen {fen}")
@@ -178,19 +183,20 @@ class Stockfish:
 
 
 def choose_depth(binary, fen, lo, hi):
-    """(depth, nodes, seconds) with seconds in [lo, hi] nearest 1 s, or None."""
+    """(depth, nodes, seconds) with seconds in [lo, hi] nearest their
+    geometric middle, or None."""
     best, prev = None, None
-    for depth in range(3, 16):
+    for depth in range(3, 20):
         nodes, t = count_ours(binary, depth, fen)
         if lo <= t <= hi:
             score = abs(math.log(t / math.sqrt(lo * hi)))
             if best is None or score < best[3]:
                 best = (depth, nodes, t, score)
-        if t > hi:
+        if t > hi or nodes == 0:
             break
         # The next depth costs about this one times the last growth in nodes:
         # stop before a run that would take far past the window.
-        if prev is not None and t > 0.02 and nodes * (nodes / prev) > nodes * 2 * hi / t:
+        if prev is not None and t > 0.02 and nodes * (nodes / max(prev, 1)) > nodes * 2 * hi / t:
             break
         prev = nodes
     return best[:3] if best else None
