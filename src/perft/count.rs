@@ -139,10 +139,11 @@ pub struct PerftStats {
     pub replacements: u64,
     /// Counts not written because every entry of the bucket held a larger one.
     pub rejected: u64,
-    /// Probes that found the bucket's lock taken and counted the subtree
-    /// instead (mutex modes: a lock is never waited for).
+    /// Probes that found the bucket's lock still taken after a short wait
+    /// and counted the subtree instead (mutex modes).
     pub busy_probes: u64,
-    /// Counts not written because the bucket's lock was taken (mutex modes).
+    /// Counts not written because the bucket's lock stayed taken through a
+    /// short wait (mutex modes).
     pub busy_stores: u64,
     /// Probes and stores that found the bucket's lock taken and had it
     /// after a short wait (mutex modes).

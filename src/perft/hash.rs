@@ -544,6 +544,18 @@ impl PerftTable {
         std::hint::black_box(self.memory[index].entries[0].check.load(Ordering::Relaxed));
     }
 
+    /// Access to bucket `index`: its lock (the bucket warmed first) in the
+    /// mutex modes, nothing to take in the lockless one; `None` when the
+    /// lock stayed taken ([`PerftTable::lock`]). The flag: it had to wait.
+    #[inline(always)]
+    fn enter(&self, index: usize) -> Option<(Option<Held<'_>>, bool)> {
+        if self.locks.is_empty() {
+            return Some((None, false));
+        }
+        self.warm(index);
+        self.lock(index).map(|(held, waited)| (Some(held), waited))
+    }
+
     /// Takes the lock of bucket `index`, waiting only briefly: a few
     /// attempts ([`LOCK_SPINS`]), then a yield of the CPU, then a few more,
     /// [`LOCK_YIELDS`] times, then it gives up (`None`: the caller counts a
@@ -601,14 +613,8 @@ impl PerftTable {
         let key = key & self.key_mask;
         let word = key_word(key, depth);
         let index = self.bucket_index(key);
-        let (_guard, waited) = if self.locks.is_empty() {
-            (None, false)
-        } else {
-            self.warm(index);
-            match self.lock(index) {
-                Some((guard, waited)) => (Some(guard), waited),
-                None => return Access::at_once(Probe::Busy),
-            }
+        let Some((_guard, waited)) = self.enter(index) else {
+            return Access::at_once(Probe::Busy);
         };
         let found = self.memory[index].entries.iter().find_map(|e| {
             let count = e.count.load(Ordering::Relaxed);
@@ -637,14 +643,8 @@ impl PerftTable {
         let key = key & self.key_mask;
         let word = key_word(key, depth);
         let index = self.bucket_index(key);
-        let (_guard, waited) = if self.locks.is_empty() {
-            (None, false)
-        } else {
-            self.warm(index);
-            match self.lock(index) {
-                Some((guard, waited)) => (Some(guard), waited),
-                None => return Access::at_once(StoreOutcome::Busy),
-            }
+        let Some((_guard, waited)) = self.enter(index) else {
+            return Access::at_once(StoreOutcome::Busy);
         };
         let bucket = &self.memory[index];
         // Lockless: a torn entry decodes to a word no probe will ask for;

@@ -75,10 +75,11 @@ pub struct TableStats {
     pub replacements: u64,
     /// Counts not stored (every entry of the bucket held a larger count).
     pub rejected: u64,
-    /// Probes that found the bucket's lock taken (a miss: the subtree was
-    /// counted; mutex modes only, where a lock is never waited for).
+    /// Probes that found the bucket's lock still taken after a short wait
+    /// (a miss: the subtree was counted; mutex modes).
     pub busy_probes: u64,
-    /// Counts not stored because the bucket's lock was taken (mutex modes).
+    /// Counts not stored because the bucket's lock stayed taken through a
+    /// short wait (mutex modes).
     pub busy_stores: u64,
     /// Probes and stores that found the bucket's lock taken and had it
     /// after a short wait (mutex modes).
