@@ -128,7 +128,21 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         } else {
             s.mobility.delta::<C, S>(cpu, moved)
         };
-        Some((pieces as i64 + delta) as u64 + u64::from(king_moves))
+        let replies = (pieces as i64 + delta) as u64 + u64::from(king_moves);
+        debug_assert_eq!(
+            replies,
+            movegen::count::<C, S::Other>(
+                cpu,
+                &if piece == new {
+                    pos.make_normal::<C, S, false>(cpu, piece, from, to)
+                } else {
+                    pos.make_promotion::<S, false>(from, to, new)
+                }
+            ),
+            "{} {piece:?} {new:?} {from:?} {to:?}",
+            pos.to_fen()
+        );
+        Some(replies)
     }
 
     /// [`Children::tier`]'s count for a move that checks `O`'s king
