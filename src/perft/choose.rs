@@ -63,7 +63,7 @@ const CLEAR: f64 = 0.88;
 /// The plain loop must be timed faster by more than this share to be
 /// chosen. With the warm-up the samples' ratio still runs a little above
 /// the whole count's: on the 14 endings of `positions/endings.epd` where
-/// the two counters are within 11 % of each other (AMD Zen 5), by -0.01 to
+/// the two counters are within 14 % of each other (AMD Zen 5), by -0.02 to
 /// +0.09 (mean of three runs), 0.04 in the median. A wrong choice of the
 /// plain loop costs only the shortcut's gain, which is small where the
 /// samples err that way; a wrong choice of the shortcut is the loss to
