@@ -84,6 +84,25 @@ pub struct CounterChoice {
     pub seconds: f64,
 }
 
+impl CounterChoice {
+    /// The choice `plain`, with the weighted times `shortcut` and `plain_time`
+    /// of `samples` samples, measured since `began`.
+    fn new(
+        plain: bool,
+        samples: usize,
+        shortcut: f64,
+        plain_time: f64,
+        began: Instant,
+    ) -> CounterChoice {
+        CounterChoice {
+            plain,
+            samples,
+            shortcut_over_plain: shortcut / plain_time.max(1e-12),
+            seconds: began.elapsed().as_secs_f64(),
+        }
+    }
+}
+
 /// A small seeded generator (xorshift64*), so a run's samples are the
 /// same every time.
 struct Rng(u64);
@@ -207,12 +226,7 @@ pub fn measure(cpu: CpuPath, root: &Position, depth: u32, threads: usize) -> Opt
         ratios.push(s_step / p_step.max(1e-12));
         if shortcut < CLEAR * plain {
             // The shortcut is clearly faster: no need for more steps.
-            return Some(CounterChoice {
-                plain: false,
-                samples,
-                shortcut_over_plain: shortcut / plain.max(1e-12),
-                seconds: began.elapsed().as_secs_f64(),
-            });
+            return Some(CounterChoice::new(false, samples, shortcut, plain, began));
         }
     }
     decide(&ratios, shortcut, plain, samples, began)
@@ -235,12 +249,10 @@ fn decide(
     sorted.sort_by(f64::total_cmp);
     let median = sorted[sorted.len() / 2];
     let pooled = shortcut / plain.max(1e-12);
-    Some(CounterChoice {
-        plain: median > 1.0 + MARGIN && pooled > 1.0 + MARGIN,
-        samples,
-        shortcut_over_plain: pooled,
-        seconds: began.elapsed().as_secs_f64(),
-    })
+    let plain_loop = median > 1.0 + MARGIN && pooled > 1.0 + MARGIN;
+    Some(CounterChoice::new(
+        plain_loop, samples, shortcut, plain, began,
+    ))
 }
 
 #[cfg(test)]
@@ -262,6 +274,10 @@ mod tests {
         } else if choice.samples < MIN_STEPS * PROBE {
             // Stopped early: only when the shortcut was clearly faster.
             assert!(choice.shortcut_over_plain < CLEAR, "{choice:?}");
+        }
+        if choice.shortcut_over_plain >= CLEAR {
+            // Never clearly faster, so no early stop: every step was paid.
+            assert!(choice.samples >= MAX_STEPS * PROBE, "{choice:?}");
         }
         // CPW 3 perft 6: about 15 ms, far too short to pay for the steps.
         let cpw3 = Position::from_fen("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1").unwrap();

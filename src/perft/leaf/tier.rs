@@ -131,14 +131,7 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         let replies = (pieces as i64 + delta) as u64 + u64::from(king_moves);
         debug_assert_eq!(
             replies,
-            movegen::count::<C, S::Other>(
-                cpu,
-                &if piece == new {
-                    pos.make_normal::<C, S, false>(cpu, piece, from, to)
-                } else {
-                    pos.make_promotion::<S, false>(from, to, new)
-                }
-            ),
+            self.made_count(piece, new, from, to),
             "{} {piece:?} {new:?} {from:?} {to:?}",
             pos.to_fen()
         );
@@ -194,17 +187,22 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         }
         debug_assert_eq!(
             u64::from(replies),
-            movegen::count::<C, S::Other>(
-                cpu,
-                &if piece == new {
-                    pos.make_normal::<C, S, false>(cpu, piece, from, to)
-                } else {
-                    pos.make_promotion::<S, false>(from, to, new)
-                }
-            ),
+            self.made_count(piece, new, from, to),
             "{} {piece:?} {new:?} {from:?} {to:?}",
             pos.to_fen()
         );
         u64::from(replies)
+    }
+
+    /// `O`'s reply count after the move, made and counted: what the debug
+    /// builds hold the tier's unmade counts to.
+    fn made_count(&self, piece: Piece, new: Piece, from: Square, to: Square) -> u64 {
+        let (pos, cpu) = (self.pos, self.cpu);
+        let child = if piece == new {
+            pos.make_normal::<C, S, false>(cpu, piece, from, to)
+        } else {
+            pos.make_promotion::<S, false>(from, to, new)
+        };
+        movegen::count::<C, S::Other>(cpu, &child)
     }
 }
