@@ -49,6 +49,10 @@ use crate::chess::square::Square;
 use crate::perft::children::for_each_child;
 use crate::perft::leaf::count_leaves;
 
+/// At most this many of `S`'s pieces attacking watched squares are
+/// [`Replies::movers`]; more are left to the child.
+const MAX_MOVERS: usize = 4;
+
 /// What a leaf parent knows of its children's replies (see the module
 /// documentation).
 struct Replies {
@@ -58,6 +62,18 @@ struct Replies {
     /// king's ring, `S`'s pieces that attack a watched square, and the
     /// single pieces between a watched square and an `S` slider behind them.
     king_part_from: Bitboard,
+    /// `S`'s pieces that attack a watched square and do nothing else that
+    /// [`Replies::king_part_from`] stands for, with the watched squares each
+    /// attacks (the first `movers_len` entries): moving one of them away
+    /// leaves the others' attacks as they were, so the child's attacks are
+    /// theirs plus the moved piece's new ones.
+    movers: [(Bitboard, Bitboard); MAX_MOVERS],
+    movers_len: usize,
+    /// `S`'s attacks on the watched squares from the attackers left out of
+    /// [`Replies::movers`] for want of room.
+    stayers: Bitboard,
+    /// The squares of those pieces.
+    mover_squares: Bitboard,
     /// Targets of such moves: the watched squares and the ring, and the
     /// squares between a watched square and the `S` slider attacking it.
     king_part_to: Bitboard,
@@ -140,51 +156,77 @@ impl Replies {
 
         // S's attacks on the watched squares, piece by piece.
         let mut attacked = Bitboard::EMPTY;
-        let mut slider = |s: Square, a: Bitboard, through: Bitboard| {
+        let mut movers = [(Bitboard::EMPTY, Bitboard::EMPTY); MAX_MOVERS];
+        let mut movers_len = 0;
+        // The watched squares the attackers beyond `MAX_MOVERS` attack.
+        let mut stayers = Bitboard::EMPTY;
+        let mut attacker = |s: Square, hit: Bitboard| {
+            attacked |= hit;
+            if movers_len < MAX_MOVERS {
+                movers[movers_len] = (s.bitboard(), hit);
+                movers_len += 1;
+            } else {
+                king_part_from |= s.bitboard();
+                stayers |= hit;
+            }
+        };
+        let mut slider = |s: Square, a: Bitboard, through: Bitboard, blockers: &mut Bitboard| {
             let hit = a & watched;
             if hit.nonempty() {
-                king_part_from |= s.bitboard();
-                attacked |= hit;
+                attacker(s, hit);
                 for w in hit {
                     king_part_to |= between(s, w);
                 }
             }
             for w in through & watched & !a {
-                king_part_from |= between(s, w) & occ_k;
+                *blockers |= between(s, w) & occ_k;
             }
         };
         // A slider off every line through a watched square attacks none,
         // through a piece or not.
+        let mut blockers = Bitboard::EMPTY;
         for s in pos.diagonal_sliders() & ours {
             if (bishop_rays(s) & watched).nonempty() {
                 let a = cpu.bishop_attacks(s, occ_k);
-                slider(s, a, cpu.bishop_attacks(s, occ_k & !a));
+                slider(s, a, cpu.bishop_attacks(s, occ_k & !a), &mut blockers);
             }
         }
         for s in pos.orthogonal_sliders() & ours {
             if (rook_rays(s) & watched).nonempty() {
                 let a = cpu.rook_attacks(s, occ_k);
-                slider(s, a, cpu.rook_attacks(s, occ_k & !a));
+                slider(s, a, cpu.rook_attacks(s, occ_k & !a), &mut blockers);
             }
         }
         for n in pos.pieces(Piece::Knight) & ours {
             let hit = knight_attacks(n) & watched;
             if hit.nonempty() {
-                king_part_from |= n.bitboard();
-                attacked |= hit;
+                attacker(n, hit);
             }
         }
+        // Pawns and the king are never movers.
         let pawns = pos.pieces(Piece::Pawn) & ours;
-        attacked |= (S::up_west(pawns) | S::up_east(pawns)) & watched;
-        king_part_from |=
-            pawns & (<S::Other as Side>::up_west(watched) | <S::Other as Side>::up_east(watched));
         let our_king = pos.king(S::COLOR);
         let hit = king_attacks(our_king) & watched;
+        let leaper_hits = (S::up_west(pawns) | S::up_east(pawns)) & watched | hit;
+        attacked |= leaper_hits;
+        stayers |= leaper_hits;
+        king_part_from |=
+            pawns & (<S::Other as Side>::up_west(watched) | <S::Other as Side>::up_east(watched));
         if hit.nonempty() {
             king_part_from |= our_king.bitboard();
-            attacked |= hit;
         }
         debug_assert_eq!(attacked, attacks_by::<C, S>(cpu, pos, occ_k) & watched);
+        // A piece that also opens a line to a watched square when it moves,
+        // or stands on a square the king part depends on, is not a mover.
+        king_part_from |= blockers;
+        let mut mover_squares = Bitboard::EMPTY;
+        for (square, _) in &mut movers[..movers_len] {
+            if (*square & king_part_from).nonempty() {
+                king_part_from |= *square;
+                *square = Bitboard::EMPTY;
+            }
+            mover_squares |= *square;
+        }
 
         // The lines of the whole ring (a superset of the zone's: a lookup
         // that finds no watched square is only wasted), from a table, and
@@ -230,6 +272,10 @@ impl Replies {
         debug_assert_eq!(info.pinned, NodeInfo::new::<S::Other>(pos).pinned);
         let mut replies = Replies {
             king_part_from,
+            movers,
+            movers_len,
+            stayers,
+            mover_squares,
             king_part_to,
             pin_from,
             pin_to,
@@ -352,7 +398,19 @@ impl Replies {
         known: &mut KnownReplies,
     ) {
         let added = self.new_attacks::<C, S>(cpu, piece, from, to);
-        if added.nonempty() {
+        // Pawns and the king are never movers: for them (a constant at
+        // their call sites) the test goes.
+        if !matches!(piece, Piece::Pawn | Piece::King) && self.mover_squares.contains(from) {
+            let from = from.bitboard();
+            let mut attacked = added | self.stayers;
+            for &(square, hit) in &self.movers[..self.movers_len] {
+                if square != from {
+                    attacked |= hit;
+                }
+            }
+            known.king_to = self.zone & !attacked;
+            known.castling_rooks = self.castling_rooks(attacked);
+        } else if added.nonempty() {
             let attacked = self.attacked | added;
             known.king_to = self.zone & !attacked;
             known.castling_rooks = self.castling_rooks(attacked);
@@ -622,7 +680,7 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::cpu::Compiled;
+    use crate::chess::cpu::{Compiled, Sparse};
     use crate::chess::movegen::{Black, White};
     use crate::chess::moves::MoveKind;
     use crate::chess::piece::Color;
@@ -632,8 +690,8 @@ mod tests {
     /// the replies handed down to its child are the child's own. Tallies
     /// the moves given both parts, the king part only, the checks and pins
     /// only, and neither.
-    fn check<S: Side>(pos: &Position, tally: &mut [u64; 4]) {
-        let Some(replies) = Replies::new::<Compiled, S>(Compiled, pos) else {
+    fn check<C: Cpu, S: Side>(cpu: C, pos: &Position, tally: &mut [u64; 4]) {
+        let Some(replies) = Replies::new::<C, S>(cpu, pos) else {
             return;
         };
         for mv in pos.legal_moves().iter().copied() {
@@ -647,9 +705,9 @@ mod tests {
             let (from, to) = (mv.from(), mv.to());
             let king_ok = replies.king_kept(from).contains(to);
             let pins_ok = replies.pins_kept(piece, from).contains(to);
-            let known = replies.after::<Compiled, S, true, true>(Compiled, piece, from, to);
+            let known = replies.after::<C, S, true, true>(cpu, piece, from, to);
             let child = pos.play_unchecked(mv);
-            let own = KnownReplies::of::<Compiled, S::Other>(Compiled, &child);
+            let own = KnownReplies::of::<C, S::Other>(cpu, &child);
             let what = format!("{} after {}", pos.to_fen(), mv.to_uci(pos.is_chess960()));
             if king_ok {
                 assert_eq!(known.king_to, own.king_to, "king targets: {what}");
@@ -674,16 +732,22 @@ mod tests {
     /// What the leaf parents hand down is what each child would find
     /// itself, move by move, over the suites' positions and random play
     /// from them (Chess960 castling, pins, checks and en passant included);
-    /// and every way of handing down occurs.
+    /// and every way of handing down occurs. On the default path and on the
+    /// `Sparse` one, whose leaf parents also hand down the king part of a
+    /// move by a piece that attacks the king's squares.
     #[test]
     fn the_replies_handed_down_are_the_childs_own() {
-        let mut tally = [0; 4];
-        for pos in positions() {
-            match pos.side_to_move() {
-                Color::White => check::<White>(&pos, &mut tally),
-                Color::Black => check::<Black>(&pos, &mut tally),
+        fn all<C: Cpu>(cpu: C) {
+            let mut tally = [0; 4];
+            for pos in positions() {
+                match pos.side_to_move() {
+                    Color::White => check::<C, White>(cpu, &pos, &mut tally),
+                    Color::Black => check::<C, Black>(cpu, &pos, &mut tally),
+                }
             }
+            assert!(tally.iter().all(|&n| n > 100), "{tally:?}");
         }
-        assert!(tally.iter().all(|&n| n > 100), "{tally:?}");
+        all(Compiled);
+        all(Sparse(Compiled));
     }
 }
