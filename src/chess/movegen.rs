@@ -123,7 +123,8 @@ pub trait MoveSink {
     /// hands it the pawn moves as one branch-free count through
     /// [`MoveSink::add`] instead of seven target sets. (Slider counts merged
     /// the same way, queens looked up with bishops and rooks, measured 2 %
-    /// more instructions and were dropped.)
+    /// more instructions, and `--plain` 0.971x as fast over twelve endings
+    /// on AMD: dropped.)
     const BULK: bool = false;
     /// Adds `n` moves (called only when [`MoveSink::BULK`]).
     #[inline(always)]

@@ -13,11 +13,19 @@
 //!   paths of its free castlings, and `S`'s attacks on them (with `O`'s
 //!   king taken off, as the king-move test does);
 //! * the origins that can change those attacks other than by the moved
-//!   piece's own new ones: `S`'s pieces attacking a watched square, and a
-//!   single piece between a watched square and an `S` slider behind it;
-//!   and the targets that can: the squares between a watched square and
-//!   the slider attacking it (plus the king's ring, the castling squares
-//!   and the watched squares themselves, both ways);
+//!   piece's own new ones: `S`'s pawns and king attacking a watched square,
+//!   and a single piece between a watched square and an `S` slider behind
+//!   it; and the targets that can: the squares between a watched square
+//!   and the slider attacking it (plus the king's ring, the castling
+//!   squares and the watched squares themselves, both ways);
+//! * `S`'s sliders and knights attacking a watched square that do nothing
+//!   else in that list (up to four, the *movers*), each with the watched
+//!   squares it attacks: when one moves, the child's attacks on the watched
+//!   squares are the others' plus its new ones. In queen endings `S`'s queen
+//!   often attacks squares next to `O`'s king, and its children would
+//!   otherwise build `S`'s whole attack map. Measured with `--plain`
+//!   against leaving them to the child: 1.02x over eleven endings, 1.04-1.06x
+//!   on those with queens; the speed set 0.96-1.04x per position;
 //! * `O`'s pins, and the origins and targets that can change them or
 //!   discover a check: `S`'s pinners, its pieces alone (or beside one of
 //!   `O`'s) between `O`'s king and an `S` slider, the pin lines, and per
@@ -59,8 +67,9 @@ struct Replies {
     /// Origins of the moves that may change `S`'s attacks on the watched
     /// squares other than by the moved piece's own new attacks (the child
     /// then finds its king moves itself): the watched squares and `O`'s
-    /// king's ring, `S`'s pieces that attack a watched square, and the
-    /// single pieces between a watched square and an `S` slider behind them.
+    /// king's ring, `S`'s pieces that attack a watched square and are not
+    /// [`Replies::movers`], and the single pieces between a watched square
+    /// and an `S` slider behind them.
     king_part_from: Bitboard,
     /// `S`'s pieces that attack a watched square and do nothing else that
     /// [`Replies::king_part_from`] stands for, with the watched squares each
