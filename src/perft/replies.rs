@@ -78,10 +78,13 @@ struct Replies {
     /// theirs plus the moved piece's new ones.
     movers: [(Bitboard, Bitboard); MAX_MOVERS],
     movers_len: usize,
-    /// `S`'s attacks on the watched squares from the attackers left out of
-    /// [`Replies::movers`] for want of room.
+    /// `S`'s attacks on the watched squares from its pawns, its king and the
+    /// attackers left out of [`Replies::movers`] for want of room. (An
+    /// attacker that is also in [`Replies::king_part_from`] keeps its
+    /// entry in `movers` with the square emptied, so that its attacks count
+    /// for every move.)
     stayers: Bitboard,
-    /// The squares of those pieces.
+    /// The squares of the movers.
     mover_squares: Bitboard,
     /// Targets of such moves: the watched squares and the ring, and the
     /// squares between a watched square and the `S` slider attacking it.
@@ -167,7 +170,6 @@ impl Replies {
         let mut attacked = Bitboard::EMPTY;
         let mut movers = [(Bitboard::EMPTY, Bitboard::EMPTY); MAX_MOVERS];
         let mut movers_len = 0;
-        // The watched squares the attackers beyond `MAX_MOVERS` attack.
         let mut stayers = Bitboard::EMPTY;
         let mut attacker = |s: Square, hit: Bitboard| {
             attacked |= hit;
@@ -231,7 +233,6 @@ impl Replies {
         let mut mover_squares = Bitboard::EMPTY;
         for (square, _) in &mut movers[..movers_len] {
             if (*square & king_part_from).nonempty() {
-                king_part_from |= *square;
                 *square = Bitboard::EMPTY;
             }
             mover_squares |= *square;
@@ -742,8 +743,7 @@ mod tests {
     /// itself, move by move, over the suites' positions and random play
     /// from them (Chess960 castling, pins, checks and en passant included);
     /// and every way of handing down occurs. On the default path and on the
-    /// `Sparse` one, whose leaf parents also hand down the king part of a
-    /// move by a piece that attacks the king's squares.
+    /// `Sparse` one (the same code, compiled apart).
     #[test]
     fn the_replies_handed_down_are_the_childs_own() {
         fn all<C: Cpu>(cpu: C) {
