@@ -214,7 +214,9 @@ impl Replies {
                 attacker(n, hit);
             }
         }
-        // Pawns and the king are never movers.
+        // Pawns and the king are never movers: as movers, each measured no
+        // faster with `--plain` over the endings set (the set-up costs
+        // what their children save).
         let pawns = pos.pieces(Piece::Pawn) & ours;
         let our_king = pos.king(S::COLOR);
         let hit = king_attacks(our_king) & watched;
