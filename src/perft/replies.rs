@@ -37,8 +37,9 @@
 //! second keeps `O`'s pins and gives at most a check by the moved piece.
 //! Its child is counted with both parts of the [`KnownReplies`] given
 //! ([`movegen::count_given`]), with one part given and the other found by
-//! the child, or in full (and so is every promotion, en-passant capture
-//! and castling). The child is made either way: this is the plain loop's
+//! the child, or in full (and so is every en-passant capture and
+//! castling). A promotion is tested as a piece of the promoted kind moved
+//! from the pawn's square. The child is made either way: this is the plain loop's
 //! copy-make and bulk count, with less to recompute per child. The tests
 //! check every handed-down part against the child's own, move by move.
 
@@ -616,7 +617,10 @@ impl Replies {
         nodes
     }
 
-    /// [`Replies::count_moves`] for one pawn move (no promotion).
+    /// [`Replies::count_moves`] for one pawn move: `new` is the kind on
+    /// `to` after it (the pawn, or the promoted kind). A promotion's piece
+    /// attacks and checks as a piece of its kind moved there from `from`
+    /// (the pawn's square is vacated either way), so the same tests hold.
     #[inline(always)]
     fn count_pawn_move<C: Cpu, S: Side>(
         &self,
@@ -624,22 +628,26 @@ impl Replies {
         pos: &Position,
         from: Square,
         to: Square,
+        new: Piece,
     ) -> u64 {
-        let child = pos.make_normal::<C, S, false>(cpu, Piece::Pawn, from, to);
+        let child = if new == Piece::Pawn {
+            pos.make_normal::<C, S, false>(cpu, Piece::Pawn, from, to)
+        } else {
+            pos.make_promotion::<S, false>(from, to, new)
+        };
         let king_ok = self.king_kept(from).contains(to);
-        let pins_ok = self.pins_kept(Piece::Pawn, from).contains(to);
-        let pawn = Piece::Pawn;
+        let pins_ok = self.pins_kept(new, from).contains(to);
         match (king_ok, pins_ok) {
             (true, true) => {
-                let known = self.after::<C, S, true, true>(cpu, pawn, from, to);
+                let known = self.after::<C, S, true, true>(cpu, new, from, to);
                 count_known::<C, S::Other>(cpu, &child, &known)
             }
             (true, false) => {
-                let known = self.after::<C, S, true, false>(cpu, pawn, from, to);
+                let known = self.after::<C, S, true, false>(cpu, new, from, to);
                 count_king_known::<C, S::Other>(cpu, &child, &known)
             }
             (false, true) => {
-                let known = self.after::<C, S, false, true>(cpu, pawn, from, to);
+                let known = self.after::<C, S, false, true>(cpu, new, from, to);
                 count_info_known::<C, S::Other>(cpu, &child, &known)
             }
             (false, false) => count_leaves::<C, S::Other>(cpu, &child),
@@ -671,13 +679,14 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
             let from = Square::from_index((to.index() as i32 - delta) as usize);
             if promotion {
                 for piece in PROMOTION_PIECES {
-                    let child = self.pos.make_promotion::<S, false>(from, to, piece);
-                    self.nodes += count_leaves::<C, S::Other>(self.cpu, &child);
+                    self.nodes += self
+                        .replies
+                        .count_pawn_move::<C, S>(self.cpu, self.pos, from, to, piece);
                 }
             } else {
-                self.nodes += self
-                    .replies
-                    .count_pawn_move::<C, S>(self.cpu, self.pos, from, to);
+                self.nodes +=
+                    self.replies
+                        .count_pawn_move::<C, S>(self.cpu, self.pos, from, to, Piece::Pawn);
             }
         }
         false
@@ -703,22 +712,28 @@ mod tests {
     use crate::chess::piece::Color;
     use crate::perft::leaf::tests::positions;
 
-    /// Checks every normal move of `pos` (side `S` to move): the parts of
-    /// the replies handed down to its child are the child's own. Tallies
-    /// the moves given both parts, the king part only, the checks and pins
-    /// only, and neither.
-    fn check<C: Cpu, S: Side>(cpu: C, pos: &Position, tally: &mut [u64; 4]) {
+    /// Checks every move of `pos` (side `S` to move) but castling and en
+    /// passant: the parts of the replies handed down to its child are the
+    /// child's own (a promotion tested as the promoted kind moved from the
+    /// pawn's square, as the plain loop does). Tallies the moves given both
+    /// parts, the king part only, the checks and pins only, and neither;
+    /// and the promotions given a part.
+    fn check<C: Cpu, S: Side>(
+        cpu: C,
+        pos: &Position,
+        tally: &mut [u64; 4],
+        promotions_given: &mut u64,
+    ) {
         let Some(replies) = Replies::new::<C, S>(cpu, pos) else {
             return;
         };
         for mv in pos.legal_moves().iter().copied() {
-            if matches!(
-                mv.kind(),
-                MoveKind::Castling | MoveKind::EnPassant | MoveKind::Promotion
-            ) {
+            if matches!(mv.kind(), MoveKind::Castling | MoveKind::EnPassant) {
                 continue;
             }
-            let piece = pos.piece_on(mv.from()).unwrap().1;
+            let piece = mv
+                .promotion()
+                .unwrap_or_else(|| pos.piece_on(mv.from()).unwrap().1);
             let (from, to) = (mv.from(), mv.to());
             let king_ok = replies.king_kept(from).contains(to);
             let pins_ok = replies.pins_kept(piece, from).contains(to);
@@ -743,6 +758,9 @@ mod tests {
                 }
             }
             tally[usize::from(!king_ok) * 2 + usize::from(!pins_ok)] += 1;
+            if mv.promotion().is_some() && (king_ok || pins_ok) {
+                *promotions_given += 1;
+            }
         }
     }
 
@@ -754,14 +772,15 @@ mod tests {
     #[test]
     fn the_replies_handed_down_are_the_childs_own() {
         fn all<C: Cpu>(cpu: C) {
-            let mut tally = [0; 4];
+            let (mut tally, mut promotions) = ([0; 4], 0);
             for pos in positions() {
                 match pos.side_to_move() {
-                    Color::White => check::<C, White>(cpu, &pos, &mut tally),
-                    Color::Black => check::<C, Black>(cpu, &pos, &mut tally),
+                    Color::White => check::<C, White>(cpu, &pos, &mut tally, &mut promotions),
+                    Color::Black => check::<C, Black>(cpu, &pos, &mut tally, &mut promotions),
                 }
             }
             assert!(tally.iter().all(|&n| n > 100), "{tally:?}");
+            assert!(promotions > 20, "promotions given a part: {promotions}");
         }
         all(Compiled);
         all(Sparse(Compiled));
