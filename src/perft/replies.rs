@@ -277,11 +277,21 @@ impl Replies {
                 pin_from |= blockers & ours;
             }
         }
-        let rook_first = cpu.rook_attacks(king, occ);
-        let bishop_first = cpu.bishop_attacks(king, occ);
-        let pin_to_orthogonal = cpu.rook_attacks(king, occ & !(rook_first & theirs)) & !rook_first;
-        let pin_to_diagonal =
-            cpu.bishop_attacks(king, occ & !(bishop_first & theirs)) & !bishop_first;
+        // The squares a slider of ours would check or pin from, needed only
+        // for the moves of a slider of that kind, or a promotion: without
+        // either (pawn and knight endings), not looked up.
+        let promoting = (pawns & S::RANK_7).nonempty();
+        let (mut rook_first, mut pin_to_orthogonal) = (Bitboard::EMPTY, Bitboard::EMPTY);
+        if promoting || (pos.orthogonal_sliders() & ours).nonempty() {
+            rook_first = cpu.rook_attacks(king, occ);
+            pin_to_orthogonal = cpu.rook_attacks(king, occ & !(rook_first & theirs)) & !rook_first;
+        }
+        let (mut bishop_first, mut pin_to_diagonal) = (Bitboard::EMPTY, Bitboard::EMPTY);
+        if promoting || (pos.diagonal_sliders() & ours).nonempty() {
+            bishop_first = cpu.bishop_attacks(king, occ);
+            pin_to_diagonal =
+                cpu.bishop_attacks(king, occ & !(bishop_first & theirs)) & !bishop_first;
+        }
         let info = NodeInfo {
             checkers: Bitboard::EMPTY,
             check_mask: Bitboard::FULL,
