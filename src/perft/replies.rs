@@ -39,9 +39,12 @@
 //! ([`movegen::count_given`]), with one part given and the other found by
 //! the child, or in full (and so is every en-passant capture and
 //! castling). A promotion is tested as a piece of the promoted kind moved
-//! from the pawn's square. The child is made either way: this is the plain loop's
-//! copy-make and bulk count, with less to recompute per child. The tests
-//! check every handed-down part against the child's own, move by move.
+//! from the pawn's square, except that its pins are the child's to find
+//! when the pawn stood where a slider of that kind would pin (the new piece
+//! sees through the square it left). The child is made either way: this is
+//! the plain loop's copy-make and bulk count, with less to recompute per
+//! child. The tests check every handed-down part against the child's own,
+//! move by move.
 
 use std::marker::PhantomData;
 
