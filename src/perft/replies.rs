@@ -40,8 +40,8 @@
 //! the child, or in full (and so is every en-passant capture and
 //! castling). A promotion is tested as a piece of the promoted kind moved
 //! from the pawn's square, except that its pins are the child's to find
-//! when the pawn stood where a slider of that kind would pin (the new piece
-//! sees through the square it left). The child is made either way: this is
+//! when the pawn stood where a slider would pin (the new piece sees through
+//! the square it left). The child is made either way: this is
 //! the plain loop's copy-make and bulk count, with less to recompute per
 //! child. The tests check every handed-down part against the child's own,
 //! move by move.
@@ -94,8 +94,9 @@ struct Replies {
     /// squares between a watched square and the `S` slider attacking it.
     king_part_to: Bitboard,
     /// Origins of the moves that may change `O`'s pins or discover a check
-    /// (the child then finds its checks and pins itself): pinners, and our
-    /// pieces alone or with one of `O`'s between `O`'s king and our slider.
+    /// (the child then finds its checks and pins itself): pinners, our
+    /// pieces alone or with one of `O`'s between `O`'s king and our slider,
+    /// and our pawns about to promote where a slider would pin.
     pin_from: Bitboard,
     /// Targets of such moves: pinned pieces and the squares between them
     /// and the king or pinner.
@@ -297,6 +298,9 @@ impl Replies {
             pin_to_diagonal =
                 cpu.bishop_attacks(king, occ & !(bishop_first & theirs)) & !bishop_first;
         }
+        // A promoted slider also sees through the square its pawn left: a
+        // pawn about to promote where a slider would pin may make a pin.
+        pin_from |= pawns & S::RANK_7 & (pin_to_diagonal | pin_to_orthogonal);
         let info = NodeInfo {
             checkers: Bitboard::EMPTY,
             check_mask: Bitboard::FULL,
@@ -494,26 +498,6 @@ impl Replies {
         }
     }
 
-    /// [`Replies::pins_kept`] for a pawn's move that leaves `new` on its
-    /// target. A promoted slider also sees through the square the pawn
-    /// left: when the pawn stood where a slider of that kind would pin
-    /// (beyond one piece of `O`'s on a line from its king), the new piece
-    /// may pin along that line, and no target keeps the pins.
-    #[inline(always)]
-    fn pawn_pins_kept(&self, new: Piece, from: Square) -> Bitboard {
-        let pinning_squares = match new {
-            Piece::Bishop => self.pin_to_diagonal,
-            Piece::Rook => self.pin_to_orthogonal,
-            Piece::Queen => self.pin_to_diagonal | self.pin_to_orthogonal,
-            _ => Bitboard::EMPTY,
-        };
-        if pinning_squares.contains(from) {
-            Bitboard::EMPTY
-        } else {
-            self.pins_kept(new, from)
-        }
-    }
-
     /// The targets of `piece` from `from` whose children keep `O`'s pins
     /// and get no discovered check.
     #[inline(always)]
@@ -671,7 +655,7 @@ impl Replies {
             pos.make_promotion::<S, false>(from, to, new)
         };
         let king_ok = self.king_kept(from).contains(to);
-        let pins_ok = self.pawn_pins_kept(new, from).contains(to);
+        let pins_ok = self.pins_kept(new, from).contains(to);
         match (king_ok, pins_ok) {
             (true, true) => {
                 let known = self.after::<C, S, true, true>(cpu, new, from, to);
@@ -771,12 +755,7 @@ mod tests {
                 .unwrap_or_else(|| pos.piece_on(mv.from()).unwrap().1);
             let (from, to) = (mv.from(), mv.to());
             let king_ok = replies.king_kept(from).contains(to);
-            let pins_ok = if mv.promotion().is_some() {
-                replies.pawn_pins_kept(piece, from)
-            } else {
-                replies.pins_kept(piece, from)
-            }
-            .contains(to);
+            let pins_ok = replies.pins_kept(piece, from).contains(to);
             let known = replies.after::<C, S, true, true>(cpu, piece, from, to);
             let child = pos.play_unchecked(mv);
             let own = KnownReplies::of::<C, S::Other>(cpu, &child);
@@ -839,13 +818,8 @@ mod tests {
         check::<Sparse<Compiled>, White>(Sparse(Compiled), &pos, &mut tally, &mut promotions);
         let replies = Replies::new::<Compiled, White>(Compiled, &pos).unwrap();
         for new in [Piece::Queen, Piece::Rook] {
-            assert!(!replies.pawn_pins_kept(new, Square::C7).contains(Square::C8));
+            assert!(!replies.pins_kept(new, Square::C7).contains(Square::C8));
         }
-        assert!(
-            replies
-                .pawn_pins_kept(Piece::Knight, Square::C7)
-                .contains(Square::C8)
-        );
         let above = Position::from_fen("K7/P1P5/8/1p1P4/2k5/8/8/6b1 b - - 0 1").unwrap();
         assert_eq!(crate::perft::perft_plain(&above, 3), 1387);
     }
