@@ -286,7 +286,8 @@ impl Replies {
         // The squares a slider of ours would check or pin from, needed only
         // for the moves of a slider of that kind, or a promotion: without
         // either (pawn and knight endings), not looked up.
-        let promoting = (pawns & S::RANK_7).nonempty();
+        let promoting_pawns = pawns & S::RANK_7;
+        let promoting = promoting_pawns.nonempty();
         let (mut rook_first, mut pin_to_orthogonal) = (Bitboard::EMPTY, Bitboard::EMPTY);
         if promoting || (pos.orthogonal_sliders() & ours).nonempty() {
             rook_first = cpu.rook_attacks(king, occ);
@@ -300,7 +301,7 @@ impl Replies {
         }
         // A promoted slider also sees through the square its pawn left: a
         // pawn about to promote where a slider would pin may make a pin.
-        pin_from |= pawns & S::RANK_7 & (pin_to_diagonal | pin_to_orthogonal);
+        pin_from |= promoting_pawns & (pin_to_diagonal | pin_to_orthogonal);
         let info = NodeInfo {
             checkers: Bitboard::EMPTY,
             check_mask: Bitboard::FULL,
@@ -639,7 +640,8 @@ impl Replies {
     /// [`Replies::count_moves`] for one pawn move: `new` is the kind on
     /// `to` after it (the pawn, or the promoted kind). A promotion's piece
     /// attacks and checks as a piece of its kind moved there from `from`
-    /// (the pawn's square is vacated either way), so the same tests hold.
+    /// (the pawn's square is vacated either way), so the same tests hold;
+    /// the pins it may make through that square are in `pin_from`.
     #[inline(always)]
     fn count_pawn_move<C: Cpu, S: Side>(
         &self,
