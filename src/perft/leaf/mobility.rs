@@ -63,7 +63,11 @@ impl Mobility {
     }
 
     /// `O`'s reply count after `S` moves a piece from one square of `moved`
-    /// to the other (an empty square), minus the count in `P`.
+    /// to the other (an empty square), minus the count in `P`. A slider
+    /// that sees the target but not the origin could keep its set less the
+    /// squares beyond the target, without a lookup: no faster (0.99x on
+    /// endings with queens on both sides, AMD Zen 5), the extra test costs
+    /// what the lookup did.
     #[inline(always)]
     pub(super) fn delta<C: Cpu, S: Side>(&self, cpu: C, moved: Bitboard) -> i64 {
         let occ = self.occ ^ moved;

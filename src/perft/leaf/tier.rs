@@ -105,7 +105,12 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         // O's king: its squares against S's attacks after the move, one
         // lookup per slider. Keeping P's attack set of each slider the move
         // leaves alone was slower: the test per slider, with a branch or
-        // without, cost more than the lookups it saved.
+        // without, cost more than the lookups it saved. So was setting up,
+        // once per moving piece, its fellows' attacks on the king's squares
+        // with its origin empty, each target then cutting a slider's ray
+        // beyond itself instead of a lookup: 0.87-0.94x on endings with
+        // queens or pawns about to promote (AMD Zen 5); few of a piece's
+        // moves reach this point, and a lookup costs little there.
         let occ = occ ^ king.bitboard();
         let mut attacked = S::up_west(pawns) | S::up_east(pawns);
         let s_king = if piece == Piece::King {
