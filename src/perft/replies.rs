@@ -203,13 +203,17 @@ impl Replies {
         // A slider off every line through a watched square attacks none,
         // through a piece or not.
         let mut blockers = Bitboard::EMPTY;
-        for s in pos.diagonal_sliders() & ours {
+        let (our_diagonal, our_orthogonal) = (
+            pos.diagonal_sliders() & ours,
+            pos.orthogonal_sliders() & ours,
+        );
+        for s in our_diagonal {
             if (bishop_rays(s) & watched).nonempty() {
                 let a = cpu.bishop_attacks(s, occ_k);
                 slider(s, a, cpu.bishop_attacks(s, occ_k & !a), &mut blockers);
             }
         }
-        for s in pos.orthogonal_sliders() & ours {
+        for s in our_orthogonal {
             if (rook_rays(s) & watched).nonempty() {
                 let a = cpu.rook_attacks(s, occ_k);
                 slider(s, a, cpu.rook_attacks(s, occ_k & !a), &mut blockers);
@@ -265,8 +269,7 @@ impl Replies {
         // where a slider of ours would pin.
         let mut pinned = Bitboard::EMPTY;
         let (mut pin_from, mut pin_to) = (Bitboard::EMPTY, Bitboard::EMPTY);
-        let snipers = rook_rays(king) & pos.orthogonal_sliders() & ours
-            | bishop_rays(king) & pos.diagonal_sliders() & ours;
+        let snipers = rook_rays(king) & our_orthogonal | bishop_rays(king) & our_diagonal;
         for sniper in snipers {
             let blockers = between(king, sniper) & occ;
             debug_assert!(blockers.nonempty(), "the side not to move is in check");
@@ -288,17 +291,24 @@ impl Replies {
         // either (pawn and knight endings), not looked up.
         let promoting_pawns = pawns & S::RANK_7;
         let promoting = promoting_pawns.nonempty();
-        let (mut rook_first, mut pin_to_orthogonal) = (Bitboard::EMPTY, Bitboard::EMPTY);
-        if promoting || (pos.orthogonal_sliders() & ours).nonempty() {
-            rook_first = cpu.rook_attacks(king, occ);
-            pin_to_orthogonal = cpu.rook_attacks(king, occ & !(rook_first & theirs)) & !rook_first;
-        }
-        let (mut bishop_first, mut pin_to_diagonal) = (Bitboard::EMPTY, Bitboard::EMPTY);
-        if promoting || (pos.diagonal_sliders() & ours).nonempty() {
-            bishop_first = cpu.bishop_attacks(king, occ);
-            pin_to_diagonal =
-                cpu.bishop_attacks(king, occ & !(bishop_first & theirs)) & !bishop_first;
-        }
+        let (rook_first, pin_to_orthogonal) = if promoting || our_orthogonal.nonempty() {
+            let first = cpu.rook_attacks(king, occ);
+            (
+                first,
+                cpu.rook_attacks(king, occ & !(first & theirs)) & !first,
+            )
+        } else {
+            (Bitboard::EMPTY, Bitboard::EMPTY)
+        };
+        let (bishop_first, pin_to_diagonal) = if promoting || our_diagonal.nonempty() {
+            let first = cpu.bishop_attacks(king, occ);
+            (
+                first,
+                cpu.bishop_attacks(king, occ & !(first & theirs)) & !first,
+            )
+        } else {
+            (Bitboard::EMPTY, Bitboard::EMPTY)
+        };
         // A promoted slider also sees through the square its pawn left: a
         // pawn about to promote where a slider would pin may make a pin.
         pin_from |= promoting_pawns & (pin_to_diagonal | pin_to_orthogonal);
