@@ -180,7 +180,11 @@ impl Replies {
         // A piece of ours leaving a square of the ring changes no attack on
         // a watched square but its own (the rays through it are the
         // blockers' below); one leaving a castling square may free a
-        // castling. So those origins are fixed, and every move onto the ring.
+        // castling. So the fixed origins are `fixed` less the ring, plus the
+        // castling squares on it; the fixed targets are all of `fixed`.
+        // (The same origins built without the ring in `fixed` ran the
+        // default build's unchanged `Sparse` code 0.88-0.95x on five
+        // endings, AMD Zen 5: code placement.)
         fixed |= watched;
         let (mut king_part_from, mut king_part_to) = (fixed & !ring | castling_squares, fixed);
 
