@@ -20,7 +20,8 @@
 //! product of the move counts along its walk (Knuth's estimator): the
 //! weighted sums estimate each counter's time over the whole tree, so their
 //! ratio is the whole count's, not the average sample's. Sampling stops as
-//! soon as the shortcut is clearly faster (`CLEAR`), once it has cost
+//! soon as the shortcut is clearly faster (`CLEAR`) or, after `MIN_STEPS`
+//! steps, clearly slower in every one of them (`PLAIN_CLEAR`), once it has cost
 //! `BUDGET_SHARE` of that estimate (`OPEN_BUDGET_SHARE` while the choice is
 //! open; spread over the run's threads), or after `MAX_STEPS` steps; a
 //! count too short to pay for `MIN_STEPS` steps keeps the shortcut. The
@@ -60,6 +61,13 @@ const OPEN_BUDGET_SHARE: f64 = 0.01;
 /// A step that leaves the shortcut's time below this share of the plain
 /// loop's (all samples so far) ends the sampling: the shortcut runs.
 const CLEAR: f64 = 0.88;
+/// Once [`MIN_STEPS`] steps have each timed the shortcut above this many
+/// times the plain loop's time (and all samples together too), the plain
+/// loop runs without spending the rest of the open budget. A margin this
+/// wide is several times the samples' error (see [`MARGIN`]); where the
+/// plain loop wins that clearly (by up to 1.29x on the endings set), the
+/// rest of the budget cost a count of 0.5 s about 1 %.
+const PLAIN_CLEAR: f64 = 1.12;
 /// The plain loop must be timed faster by more than this share to be
 /// chosen. With the warm-up the samples' ratio still runs a little above
 /// the whole count's: on the 14 endings of `positions/endings.epd` where
@@ -228,8 +236,20 @@ pub fn measure(cpu: CpuPath, root: &Position, depth: u32, threads: usize) -> Opt
             // The shortcut is clearly faster: no need for more steps.
             return Some(CounterChoice::new(false, samples, shortcut, plain, began));
         }
+        if plain_is_clear(&ratios, shortcut, plain) {
+            return Some(CounterChoice::new(true, samples, shortcut, plain, began));
+        }
     }
     decide(&ratios, shortcut, plain, samples, began)
+}
+
+/// True when the plain loop is clearly faster: at least `MIN_STEPS` steps,
+/// each of them and all samples together timing the shortcut above
+/// `PLAIN_CLEAR` times the plain loop.
+fn plain_is_clear(ratios: &[f64], shortcut: f64, plain: f64) -> bool {
+    ratios.len() >= MIN_STEPS
+        && shortcut > PLAIN_CLEAR * plain
+        && ratios.iter().all(|&r| r > PLAIN_CLEAR)
 }
 
 /// The choice from the steps' ratios (at least `MIN_STEPS` of them, or
@@ -275,13 +295,29 @@ mod tests {
             // Stopped early: only when the shortcut was clearly faster.
             assert!(choice.shortcut_over_plain < CLEAR, "{choice:?}");
         }
-        if choice.shortcut_over_plain >= CLEAR {
-            // Never clearly faster, so no early stop: every step was paid.
+        if choice.shortcut_over_plain >= CLEAR && choice.shortcut_over_plain <= PLAIN_CLEAR {
+            // Neither counter clearly faster, so no early stop: every step
+            // was paid.
             assert!(choice.samples >= MAX_STEPS * PROBE, "{choice:?}");
         }
         // CPW 3 perft 6: about 15 ms, far too short to pay for the steps.
         let cpw3 = Position::from_fen("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1").unwrap();
         assert_eq!(measure(CpuPath::selected(), &cpw3, 6, 1), None);
+    }
+
+    #[test]
+    fn sampling_stops_early_for_the_plain_loop_only_when_every_step_agrees() {
+        // Three steps, each timing the shortcut 1.2x to 1.3x the plain loop.
+        assert!(plain_is_clear(&[1.2, 1.3, 1.25], 1.25, 1.0));
+        // Two steps are not enough, however clear.
+        assert!(!plain_is_clear(&[1.5, 1.5], 1.5, 1.0));
+        // One step inside the margin keeps the sampling going, though the
+        // pooled ratio is clear.
+        assert!(!plain_is_clear(&[1.3, 1.05, 1.3], 1.2, 1.0));
+        // Every step clear but the pooled times not (one long sample).
+        assert!(!plain_is_clear(&[1.2, 1.2, 1.2], 1.1, 1.0));
+        // The shortcut faster: never.
+        assert!(!plain_is_clear(&[0.8, 0.9, 0.85], 0.85, 1.0));
     }
 
     #[test]
