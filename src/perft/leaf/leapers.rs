@@ -57,6 +57,22 @@
 //! shortcut counts a knight's moves away from `O`'s king as the passed
 //! position's count), so those are left to the shortcut.
 //!
+//! **Promotions.** Where `S`'s one slider is a queen, the one-slider copy
+//! also takes leaf parents with a pawn of `S` one step from promotion: each
+//! promotion is made and bulk-counted (its child has a second slider or a
+//! knight), the other moves are counted as above. With a queen most of
+//! `S`'s moves reach `O`'s king zone, where the shortcut makes or tiers
+//! them anyway: a queen and a pawn on the seventh against three pieces
+//! (endings-37, -38) ran 0.88 and 0.93 of the time, a queen ending whose
+//! pawn is blocked by its own king (endings-17) 0.80; pawn and minor-piece
+//! endings, which meet the rule rarely, 0.97-1.00 (partly code placement:
+//! 0.5 % more instructions on endings-22). With a rook or a
+//! bishop the shortcut, which counts most promotions unmade and most of
+//! the slider's moves as the passed position's count, stays faster: taken
+//! there, rook endings with a pawn about to promote ran 1.07-1.16 of its
+//! time (endings-09, -53, -54, -55), a bishop's 1.09 (endings-28). (AMD
+//! Zen 5, interleaved rounds, the default build against the one before.)
+//!
 //! Used on the `Sparse` paths only (`Cpu::CHECK_TIER`, roots with at most 14
 //! men), so that the richer positions' code stays as it was.
 
@@ -90,26 +106,41 @@ pub(crate) enum Which {
 /// Which copy of [`perft2`] counts `pos` (side `S` to move), if one does:
 /// [`Which::Pawns`] for kings and pawns only, [`Which::Leapers`] where `S`
 /// has no slider and `O` has one, [`Which::Slider`] where `S` has exactly
-/// one slider and no knight; in all, `S` has no pawn one step from
-/// promotion and `O` no castling right. `None`: the leaf-parent shortcut.
+/// one slider and no knight; in all, `O` has no castling right, and `S`
+/// has no pawn one step from promotion unless its slider is a queen.
+/// `None`: the leaf-parent shortcut.
 ///
 /// Measured (`scripts/lab/icount_set.py`, instructions against the shortcut):
 /// the speed set's pawn endings of 13 men 0.68-0.71 with the
 /// kings-and-pawns copy (0.75-0.79 with the general one); its queen and
 /// rook endings with one side's slider 0.91-0.92 (speed-13, -14, -23;
 /// speed-27 0.98); its knight endings without a slider 0.91-1.02 (so not
-/// taken). Leaf parents with a pawn one step from promotion are left to
-/// the shortcut, which counts most promotions unmade: taken here, the pawn
-/// endings that promote within a few plies ran up to 1.9 % more.
+/// taken). Leaf parents without a slider with a pawn one step from
+/// promotion are left to the shortcut, which counts most promotions
+/// unmade: taken here, the pawn endings that promote within a few plies ran
+/// up to 1.9 % more. The one-slider copy with a queen makes its promotions
+/// (see the module docs).
 #[inline(always)]
 pub(crate) fn copy<S: Side>(pos: &Position) -> Option<Which> {
     let us = pos.colors(S::COLOR);
     let them = pos.colors(<S::Other as Side>::COLOR);
     let sliders = pos.diagonal_sliders() | pos.orthogonal_sliders();
-    if (pos.castle_rooks() & them).nonempty()
-        || (S::up(pos.pieces(Piece::Pawn) & us) & S::RANK_8).nonempty()
-    {
+    if (pos.castle_rooks() & them).nonempty() {
         None
+    } else if (S::up(pos.pieces(Piece::Pawn) & us) & S::RANK_8).nonempty() {
+        // A pawn one step from promotion: only a lone queen's copy, which
+        // makes the promotions (tested apart, so that the common case, no
+        // such pawn, costs no more than one test).
+        let queen = pos.diagonal_sliders() & pos.orthogonal_sliders() & us;
+        if queen.nonempty()
+            && sliders & us == queen
+            && !queen.has_many()
+            && (pos.pieces(Piece::Knight) & us).is_empty()
+        {
+            Some(Which::Slider)
+        } else {
+            None
+        }
     } else if (sliders & us).nonempty() {
         if (sliders & us).has_many() || (pos.pieces(Piece::Knight) & us).nonempty() {
             None
@@ -459,9 +490,29 @@ impl<C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool> MoveSink
 
     #[inline(always)]
     fn pawn_moves(&mut self, to: Bitboard, delta: i32, promotion: bool) -> bool {
-        // No pawn of S stands one step from promotion ([`copy`]), so the
-        // generator hands over no promotion.
-        debug_assert!(!promotion);
+        // Only the one-slider copy is handed promotions ([`copy`]): each
+        // child is made and bulk-counted (it has a second slider or a knight).
+        debug_assert!(SLIDER || !promotion);
+        if SLIDER && promotion {
+            // Out of line, so that the copy's hot code stays as compact as
+            // without promotions.
+            let (cpu, pos) = (self.cpu, self.pos);
+            self.nodes += cpu.outlined(
+                #[inline(always)]
+                || {
+                    let mut nodes = 0;
+                    for to in to {
+                        let from = Square::from_index((to.index() as i32 - delta) as usize);
+                        for kind in [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight] {
+                            let child = pos.make_promotion::<S, false>(from, to, kind);
+                            nodes += count_leaves::<C, S::Other>(cpu, &child);
+                        }
+                    }
+                    nodes
+                },
+            );
+            return false;
+        }
         for to in to {
             let from = Square::from_index((to.index() as i32 - delta) as usize);
             self.nodes += self.replies(Piece::Pawn, from, to, delta == 2 * S::UP);
@@ -528,18 +579,22 @@ mod tests {
     /// promotion, `O` no castling right.
     fn general(pos: &Position) -> bool {
         ((pos.diagonal_sliders() | pos.orthogonal_sliders()) & pos.us()).is_empty()
-            && no_promotion_or_castling(pos)
+            && no_castling(pos)
+            && !on_seventh(pos)
     }
 
-    /// The side to move has no pawn one step from promotion, the other
-    /// side no castling right (every copy asks for both).
-    fn no_promotion_or_castling(pos: &Position) -> bool {
-        let us = pos.us();
-        let seventh = match pos.side_to_move() {
-            Color::White => White::up(pos.pieces(Piece::Pawn) & us) & White::RANK_8,
-            Color::Black => Black::up(pos.pieces(Piece::Pawn) & us) & Black::RANK_8,
-        };
-        (pos.castle_rooks() & pos.them()).is_empty() && seventh.is_empty()
+    /// The other side has no castling right (every copy asks for it).
+    fn no_castling(pos: &Position) -> bool {
+        (pos.castle_rooks() & pos.them()).is_empty()
+    }
+
+    /// A pawn of the side to move one step from promotion.
+    fn on_seventh(pos: &Position) -> bool {
+        let pawns = pos.pieces(Piece::Pawn) & pos.us();
+        match pos.side_to_move() {
+            Color::White => (White::up(pawns) & White::RANK_8).nonempty(),
+            Color::Black => (Black::up(pawns) & Black::RANK_8).nonempty(),
+        }
     }
 
     /// Every child such a leaf parent counts unmade has the reply count the
@@ -592,14 +647,15 @@ mod tests {
     }
 
     /// Where [`copy`] takes the one-slider copy: `S` has exactly one
-    /// slider, no knight and no pawn one step from promotion, `O` no
-    /// castling right.
+    /// slider and no knight, and no pawn one step from promotion unless the
+    /// slider is a queen, `O` no castling right.
     fn one_slider(pos: &Position) -> bool {
         let us = pos.us();
         let sliders = (pos.diagonal_sliders() | pos.orthogonal_sliders()) & us;
         sliders.len() == 1
             && (pos.pieces(Piece::Knight) & us).is_empty()
-            && no_promotion_or_castling(pos)
+            && no_castling(pos)
+            && ((sliders & pos.pieces(Piece::Queen)).nonempty() || !on_seventh(pos))
     }
 
     /// Every child of a leaf parent whose side to move has one slider has
@@ -608,15 +664,23 @@ mod tests {
     /// uncovered, and a double check; a piece of the other side pinned
     /// (a pawn among them) before or after the move; a leaf parent in
     /// check; a double push the other side could take en passant (made);
-    /// the other side with a slider and with a knight.
+    /// the other side with a slider and with a knight; a queen's side's
+    /// promotions, by a push and by a capture, in and out of check (made). The copy's whole
+    /// count is each child's own count summed.
     #[test]
     fn every_child_of_a_one_slider_leaf_parent_has_the_counted_replies() {
-        let mut seen = [0usize; 14];
+        let mut seen = [0usize; 17];
         // A pawn's capture that checks and uncovers the rook's check, for
         // each side (the double check, which random play rarely reaches).
+        // Then promotions: a queen and a pawn against three pieces, for
+        // each side; a promotion that takes the checker, one that blocks.
         let double_checks = [
             "4k3/5n2/4P3/8/8/8/8/4RK2 w - - 0 1",
             "4rk2/8/8/8/8/4p3/5N2/4K3 b - - 0 1",
+            "8/5P2/2Q4b/8/3k4/2n3K1/2r5/8 w - - 0 1",
+            "8/2q5/6K1/8/B7/4kN2/6p1/5R2 b - - 0 1",
+            "2r4K/1P6/8/8/8/4k3/8/Q7 w - - 0 1",
+            "r6K/4P3/8/8/8/4k3/8/Q7 w - - 0 1",
         ]
         .map(|fen| Position::from_fen(fen).unwrap());
         for pos in positions()
@@ -630,6 +694,29 @@ mod tests {
                 Color::Black => (copy::<Black>(&pos), counted::<Black, true, true>(&pos)),
             };
             assert_eq!(copy, Some(Which::Slider), "{}", pos.to_fen());
+            let cpu = Sparse(Compiled);
+            let whole = match pos.side_to_move() {
+                Color::White => perft2::<Sparse<Compiled>, White, true, true>(cpu, &pos),
+                Color::Black => perft2::<Sparse<Compiled>, Black, true, true>(cpu, &pos),
+            };
+            let moves = pos.legal_moves();
+            let children: u64 = moves
+                .iter()
+                .map(|&mv| pos.play_unchecked(mv).count_moves())
+                .sum();
+            assert_eq!(whole, children, "{}", pos.to_fen());
+            let promotions = moves.iter().filter(|mv| mv.kind() == MoveKind::Promotion);
+            seen[14] += usize::from(
+                promotions
+                    .clone()
+                    .any(|mv| mv.from().file() == mv.to().file()),
+            );
+            seen[15] += usize::from(
+                promotions
+                    .clone()
+                    .any(|mv| mv.from().file() != mv.to().file()),
+            );
+            seen[16] += usize::from(pos.in_check() && promotions.count() > 0);
             seen[0] += 1;
             seen[1] += usize::from(pos.in_check());
             seen[2] += usize::from(

@@ -103,7 +103,8 @@
 //! has exactly one slider and no knight: that slider is then the only
 //! piece that can pin a piece of `O` or uncover a check, and each child's
 //! count is one lookup of it more (the speed set's first bin 0.961 of the
-//! instructions, CPW 3 0.80 of the time).
+//! instructions, CPW 3 0.80 of the time); with a queen as that slider its
+//! promotions, if any, are made.
 //!
 //! # Where each part lives
 //!

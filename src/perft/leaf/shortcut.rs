@@ -41,9 +41,11 @@ impl Scratch {
 #[inline(always)]
 pub(crate) fn perft2_with<C: Cpu, S: Side>(cpu: C, pos: &Position, scratch: &mut Scratch) -> u64 {
     // The side to move has no slider (kings and pawns only, or the other
-    // side has a slider) or one and no knight, and no promotion, the other
-    // side no castling right: every child counted from a few sets, unmade
-    // ([`leapers`]), in a function of its own. On the `Sparse` paths only,
+    // side has a slider) and no pawn about to promote, or one slider and no
+    // knight (and no such pawn unless it is a queen); the other side no
+    // castling right: every child counted from a few sets, unmade but for
+    // promotions ([`leapers`]), in a function of its own. On the `Sparse`
+    // paths only,
     // so that the richer positions' code stays as it was; tested here, not in
     // `perft2_inline`, whose code a test there changed (1-3 % more
     // instructions in the other endings).
