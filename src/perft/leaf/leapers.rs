@@ -65,13 +65,13 @@
 //! them anyway: a queen and a pawn on the seventh against three pieces
 //! (endings-37, -38) ran 0.88 and 0.93 of the time, a queen ending whose
 //! pawn is blocked by its own king (endings-17) 0.80; pawn and minor-piece
-//! endings, which meet the rule rarely, 0.97-1.00 (partly code placement:
-//! 0.5 % more instructions on endings-22). With a rook or a
-//! bishop the shortcut, which counts most promotions unmade and most of
-//! the slider's moves as the passed position's count, stays faster: taken
-//! there, rook endings with a pawn about to promote ran 1.07-1.16 of its
-//! time (endings-09, -53, -54, -55), a bishop's 1.09 (endings-28). (AMD
-//! Zen 5, interleaved rounds, the default build against the one before.)
+//! endings, which meet the rule rarely, 1.00-1.04 (partly code placement:
+//! 0.5 % more instructions on endings-22). With a rook or a bishop the
+//! shortcut, which counts most promotions unmade and most of the slider's
+//! moves as the passed position's count, stays faster: taken there, rook
+//! endings with a pawn about to promote ran 1.07-1.16 of its time
+//! (endings-09, -53, -54, -55), a bishop's 1.09 (endings-28). (AMD Zen 5,
+//! interleaved rounds, the default build against the one before.)
 //!
 //! Used on the `Sparse` paths only (`Cpu::CHECK_TIER`, roots with at most 14
 //! men), so that the richer positions' code stays as it was.
@@ -665,8 +665,8 @@ mod tests {
     /// (a pawn among them) before or after the move; a leaf parent in
     /// check; a double push the other side could take en passant (made);
     /// the other side with a slider and with a knight; a queen's side's
-    /// promotions, by a push and by a capture, in and out of check (made). The copy's whole
-    /// count is each child's own count summed.
+    /// promotions, by a push and by a capture, in and out of check (made).
+    /// The copy's whole count is each child's own count summed.
     #[test]
     fn every_child_of_a_one_slider_leaf_parent_has_the_counted_replies() {
         let mut seen = [0usize; 17];
