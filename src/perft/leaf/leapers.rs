@@ -86,7 +86,7 @@ use crate::chess::attacks::{
 use crate::chess::bitboard::Bitboard;
 use crate::chess::cpu::Cpu;
 use crate::chess::movegen::{self, MoveSink, NodeInfo, Side};
-use crate::chess::moves::PieceMoves;
+use crate::chess::moves::{PROMOTION_PIECES, PieceMoves};
 use crate::chess::piece::Piece;
 use crate::chess::position::Position;
 use crate::chess::square::Square;
@@ -128,9 +128,9 @@ pub(crate) fn copy<S: Side>(pos: &Position) -> Option<Which> {
     if (pos.castle_rooks() & them).nonempty() {
         None
     } else if (S::up(pos.pieces(Piece::Pawn) & us) & S::RANK_8).nonempty() {
-        // A pawn one step from promotion: only a lone queen's copy, which
-        // makes the promotions (tested apart, so that the common case, no
-        // such pawn, costs no more than one test).
+        // A pawn one step from promotion: only a lone queen (no other
+        // slider, no knight) keeps the one-slider copy, which makes the
+        // promotions.
         let queen = pos.diagonal_sliders() & pos.orthogonal_sliders() & us;
         if queen.nonempty()
             && sliders & us == queen
@@ -503,7 +503,7 @@ impl<C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool> MoveSink
                     let mut nodes = 0;
                     for to in to {
                         let from = Square::from_index((to.index() as i32 - delta) as usize);
-                        for kind in [Piece::Queen, Piece::Rook, Piece::Bishop, Piece::Knight] {
+                        for kind in PROMOTION_PIECES {
                             let child = pos.make_promotion::<S, false>(from, to, kind);
                             nodes += count_leaves::<C, S::Other>(cpu, &child);
                         }
