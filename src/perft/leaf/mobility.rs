@@ -1,7 +1,8 @@
 //! `O`'s mobility in a leaf parent: its unpinned sliders' attack sets and
 //! its unpinned pawns, from which a quiet move or a capture outside the king
 //! zone gets its change in `O`'s reply count (one lookup per touched slider,
-//! a few shifts for the pawns), the passed position's count, and the
+//! or on a `Sparse` path per slider once any is touched; a few shifts for
+//! the pawns), the passed position's count, and the
 //! evasions of a check the king tier counts; the pawn counts the leapers'
 //! copies share, and `S`'s pieces of one kind after a move.
 
