@@ -38,8 +38,8 @@
 //! recounts just those from the changed occupancy (one slider lookup per
 //! touched slider, a few shifts for the pawns; on a `Sparse` path every
 //! slider once any is touched, which mispredicts less) and the move counts
-//! `base` plus that delta, unmade. A capture outside the king zone (not of a castling rook)
-//! is counted the same way
+//! `base` plus that delta, unmade. A capture outside the king zone (not of
+//! a castling rook) is counted the same way
 //! ([`Mobility::capture_delta`](mobility::Mobility::capture_delta): the
 //! victim's moves go, the knights that attack its square gain it). Measured,
 //! against making those moves: Kiwipete perft 5 1.47x, CPW position 4 perft 6

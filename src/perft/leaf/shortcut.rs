@@ -45,10 +45,9 @@ pub(crate) fn perft2_with<C: Cpu, S: Side>(cpu: C, pos: &Position, scratch: &mut
     // knight (and no such pawn unless it is a queen); the other side no
     // castling right: every child counted from a few sets, unmade but for
     // promotions ([`leapers`]), in a function of its own. On the `Sparse`
-    // paths only,
-    // so that the richer positions' code stays as it was; tested here, not in
-    // `perft2_inline`, whose code a test there changed (1-3 % more
-    // instructions in the other endings).
+    // paths only, so that the richer positions' code stays as it was;
+    // tested here, not in `perft2_inline`, whose code a test there changed
+    // (1-3 % more instructions in the other endings).
     if C::CHECK_TIER {
         match leapers::copy::<S>(pos) {
             Some(leapers::Which::Pawns) => {
