@@ -12,6 +12,7 @@ use crate::chess::position::Position;
 use crate::chess::square::Square;
 
 use super::children::Children;
+use super::tier::Fellows;
 
 impl<C: Cpu, S: Side> Children<'_, C, S> {
     /// Adds the reply counts of the moves in `unmade` (each target reached
@@ -65,8 +66,14 @@ impl<C: Cpu, S: Side> MoveSink for Children<'_, C, S> {
     fn piece_moves(&mut self, piece: Piece, from: Square, to: Bitboard) -> bool {
         let unmade = self.untouched(piece, from, to);
         self.add_unmade(unmade, |_| from);
+        let mut fellows = Fellows::UNSET;
         for to in to & !unmade.all() {
-            if let Some(replies) = self.tier(piece, piece, from, to) {
+            let fellows = if C::CHECK_TIER {
+                Some(&mut fellows)
+            } else {
+                None
+            };
+            if let Some(replies) = self.tier_with(piece, piece, from, to, fellows) {
                 *self.nodes += replies;
                 continue;
             }

@@ -37,6 +37,21 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
     /// checks).
     #[inline(always)]
     pub(super) fn tier(&self, piece: Piece, new: Piece, from: Square, to: Square) -> Option<u64> {
+        self.tier_with(piece, new, from, to, None)
+    }
+
+    /// [`Children::tier`] for one of a piece's targets, with the piece's
+    /// [`Fellows`] (found at its first target that needs them and kept for
+    /// the others).
+    #[inline(always)]
+    pub(super) fn tier_with(
+        &self,
+        piece: Piece,
+        new: Piece,
+        from: Square,
+        to: Square,
+        fellows: Option<&mut Fellows>,
+    ) -> Option<u64> {
         let s = self.shortcut?;
         let pieces = s.pieces?;
         let fp = &s.footprint;
@@ -55,8 +70,6 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         let occ = (pos.occupied() ^ from_bb) | to_bb;
         let them = them & !to_bb;
         let kind = |k: Piece| moved_kind::<S>(pos, k, piece, new, from_bb, to_bb);
-        let pawns = kind(Piece::Pawn);
-        let knights = kind(Piece::Knight);
         let (bishops, rooks, queens) = (kind(Piece::Bishop), kind(Piece::Rook), kind(Piece::Queen));
         let (diagonal, orthogonal) = (bishops | queens, rooks | queens);
         let king = pos.king(o);
@@ -94,41 +107,24 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
                 }
                 let checkers = checkers | leaper_check;
                 if checkers.nonempty() {
-                    return Some(self.check_replies(s, piece, new, from, to, checkers));
+                    return Some(self.check_replies(s, piece, new, from, to, checkers, fellows));
                 }
             } else if checkers.nonempty() || xray != fp.xray {
                 return None;
             }
         } else if C::CHECK_TIER && leaper_check.nonempty() {
-            return Some(self.check_replies(s, piece, new, from, to, leaper_check));
+            return Some(self.check_replies(s, piece, new, from, to, leaper_check, fellows));
         }
-        // O's king: its squares against S's attacks after the move, one
-        // lookup per slider. Keeping P's attack set of each slider the move
-        // leaves alone was slower: the test per slider, with a branch or
-        // without, cost more than the lookups it saved. So was setting up,
-        // once per moving piece, its fellows' attacks on the king's squares
-        // with its origin empty, each target then cutting a slider's ray
-        // beyond itself instead of a lookup: 0.92x over twelve endings with
-        // queens or pawns about to promote (0.86-1.02x, AMD Zen 5). About
-        // even where most moves get here (queens on both sides), a loss
-        // where few of a piece's moves do; a lookup costs little there.
+        // O's king: its squares against S's attacks after the move
+        // (`attacks_after`: on a `Sparse` path from the moving piece's
+        // `Fellows`). Keeping P's attack set of each slider the move leaves
+        // alone was slower: the test per slider, with a branch or without,
+        // cost more than the lookups it saved. So was cutting, per target,
+        // the fellows' rays beyond it instead of a lookup: 0.92x over twelve
+        // endings with queens or pawns about to promote (AMD Zen 5); the
+        // `Fellows` test one set per target and fall back to the lookups.
         let occ = occ ^ king.bitboard();
-        let mut attacked = S::up_west(pawns) | S::up_east(pawns);
-        let s_king = if piece == Piece::King {
-            to
-        } else {
-            pos.king(S::COLOR)
-        };
-        attacked |= king_attacks(s_king);
-        for sq in knights {
-            attacked |= knight_attacks(sq);
-        }
-        for sq in diagonal {
-            attacked |= cpu.bishop_attacks(sq, occ);
-        }
-        for sq in orthogonal {
-            attacked |= cpu.rook_attacks(sq, occ);
-        }
+        let attacked = self.attacks_after(piece, new, from, to, occ, fellows);
         let king_moves = (king_attacks(king) & !them & !attacked).len();
         // A pinned piece cannot be taken here: by its pinner the move
         // checks, by another piece it blocks the pin (the xray differs).
@@ -152,6 +148,8 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
     /// against `S`'s attacks after the move and, for a single check, the
     /// moves of `O`'s unpinned pieces onto the checker or between it and
     /// the king ([`Mobility::evasions`](super::mobility::Mobility::evasions)).
+    // The move's parts as `tier` has them: one call site pair, inlined.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn check_replies(
         &self,
@@ -161,34 +159,15 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         from: Square,
         to: Square,
         checkers: Bitboard,
+        fellows: Option<&mut Fellows>,
     ) -> u64 {
         let (pos, cpu) = (self.pos, self.cpu);
         let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
         let o = <S::Other as Side>::COLOR;
         let king = pos.king(o);
         let them = pos.colors(o) & !to_bb;
-        let kind = |k: Piece| moved_kind::<S>(pos, k, piece, new, from_bb, to_bb);
-        let pawns = kind(Piece::Pawn);
-        let (diagonal, orthogonal) = (
-            kind(Piece::Bishop) | kind(Piece::Queen),
-            kind(Piece::Rook) | kind(Piece::Queen),
-        );
         let occ = ((pos.occupied() ^ from_bb) | to_bb) ^ king.bitboard();
-        let s_king = if piece == Piece::King {
-            to
-        } else {
-            pos.king(S::COLOR)
-        };
-        let mut attacked = S::up_west(pawns) | S::up_east(pawns) | king_attacks(s_king);
-        for sq in kind(Piece::Knight) {
-            attacked |= knight_attacks(sq);
-        }
-        for sq in diagonal {
-            attacked |= cpu.bishop_attacks(sq, occ);
-        }
-        for sq in orthogonal {
-            attacked |= cpu.rook_attacks(sq, occ);
-        }
+        let attacked = self.attacks_after(piece, new, from, to, occ, fellows);
         let mut replies = (king_attacks(king) & !them & !attacked).len();
         if !checkers.has_many() {
             let answers = between(king, checkers.lsb()) | checkers;
@@ -203,6 +182,101 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         u64::from(replies)
     }
 
+    /// `S`'s attacks after `piece` moves from `from` to `to` (standing
+    /// there as `new`), on the occupancy `occ` (the child's, without `O`'s
+    /// king): from the piece's [`Fellows`] and its own new attacks when
+    /// given and `to` blocks none of their attacks on `O`'s king's ring,
+    /// else piece by piece.
+    #[inline(always)]
+    fn attacks_after(
+        &self,
+        piece: Piece,
+        new: Piece,
+        from: Square,
+        to: Square,
+        occ: Bitboard,
+        fellows: Option<&mut Fellows>,
+    ) -> Bitboard {
+        let (pos, cpu) = (self.pos, self.cpu);
+        if let Some(f) = fellows {
+            if !f.ready {
+                *f = self.fellows(piece, from);
+            }
+            if !f.block.contains(to) {
+                let own = match new {
+                    Piece::Knight => knight_attacks(to),
+                    Piece::Bishop => cpu.bishop_attacks(to, occ),
+                    Piece::Rook => cpu.rook_attacks(to, occ),
+                    Piece::Queen => cpu.bishop_attacks(to, occ) | cpu.rook_attacks(to, occ),
+                    Piece::King => king_attacks(to),
+                    Piece::Pawn => S::up_west(to.bitboard()) | S::up_east(to.bitboard()),
+                };
+                return f.attacked | own;
+            }
+        }
+        let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
+        let kind = |k: Piece| moved_kind::<S>(pos, k, piece, new, from_bb, to_bb);
+        let pawns = kind(Piece::Pawn);
+        let queens = kind(Piece::Queen);
+        let mut attacked = S::up_west(pawns) | S::up_east(pawns);
+        let s_king = if piece == Piece::King {
+            to
+        } else {
+            pos.king(S::COLOR)
+        };
+        attacked |= king_attacks(s_king);
+        for sq in kind(Piece::Knight) {
+            attacked |= knight_attacks(sq);
+        }
+        for sq in kind(Piece::Bishop) | queens {
+            attacked |= cpu.bishop_attacks(sq, occ);
+        }
+        for sq in kind(Piece::Rook) | queens {
+            attacked |= cpu.rook_attacks(sq, occ);
+        }
+        attacked
+    }
+
+    /// The [`Fellows`] of `piece` on `from` (not a pawn).
+    #[inline(always)]
+    fn fellows(&self, piece: Piece, from: Square) -> Fellows {
+        let (pos, cpu) = (self.pos, self.cpu);
+        let from_bb = from.bitboard();
+        let king = pos.king(<S::Other as Side>::COLOR);
+        let ours = pos.colors(S::COLOR) & !from_bb;
+        let occ = pos.occupied() ^ from_bb ^ king.bitboard();
+        let pawns = pos.pieces(Piece::Pawn) & ours;
+        let mut attacked = S::up_west(pawns) | S::up_east(pawns);
+        if piece != Piece::King {
+            attacked |= king_attacks(pos.king(S::COLOR));
+        }
+        for sq in pos.pieces(Piece::Knight) & ours {
+            attacked |= knight_attacks(sq);
+        }
+        let ring = king_attacks(king);
+        let queens = pos.pieces(Piece::Queen) & ours;
+        let mut block = Bitboard::EMPTY;
+        for sq in (pos.pieces(Piece::Bishop) & ours) | queens {
+            let a = cpu.bishop_attacks(sq, occ);
+            attacked |= a;
+            for r in a & ring {
+                block |= between(sq, r);
+            }
+        }
+        for sq in (pos.pieces(Piece::Rook) & ours) | queens {
+            let a = cpu.rook_attacks(sq, occ);
+            attacked |= a;
+            for r in a & ring {
+                block |= between(sq, r);
+            }
+        }
+        Fellows {
+            ready: true,
+            attacked,
+            block,
+        }
+    }
+
     /// `O`'s reply count after the move, made and counted: what the debug
     /// builds hold the tier's unmade counts to.
     fn made_count(&self, piece: Piece, new: Piece, from: Square, to: Square) -> u64 {
@@ -214,4 +288,36 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         };
         movegen::count::<C, S::Other>(cpu, &child)
     }
+}
+
+/// `S`'s attacks with one piece taken off its origin (`O`'s king off the
+/// board too), and the empty squares where that piece, arriving, would cut
+/// one of them on `O`'s king's ring: for any other target, `S`'s attacks
+/// after the move are these plus the piece's own from its target, so each
+/// target of a queen in the king tier needs its own two lookups, not every
+/// slider's. Found once per piece of `S` (not a pawn, whose targets each
+/// have an origin of their own), at its first target that gets this far.
+///
+/// On the `Sparse` paths only. Measured against a lookup per slider per
+/// target (`--shortcut`, AMD Zen 5, 3 rounds): the twelve endings with
+/// queens on both sides 1.073x and 1.054x in two runs (1.01-1.15x each),
+/// the other endings 0.99-1.05x per class, the speed set's positions of up
+/// to 14 men 0.99x (light ones, where a piece has a target or two here,
+/// pay the set-up: 0.98-1.00x). On every path it ran the speed set's
+/// positions of 17-32 men 0.93-0.95x: there checks are made, not counted
+/// here, and `S` has more sliders to set up per piece.
+#[derive(Clone, Copy)]
+pub(super) struct Fellows {
+    ready: bool,
+    attacked: Bitboard,
+    block: Bitboard,
+}
+
+impl Fellows {
+    /// Not found yet.
+    pub(super) const UNSET: Fellows = Fellows {
+        ready: false,
+        attacked: Bitboard::EMPTY,
+        block: Bitboard::EMPTY,
+    };
 }
