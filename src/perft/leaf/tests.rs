@@ -100,6 +100,7 @@ pub(crate) fn positions() -> Vec<Position> {
         "perftsuite.epd",
         "chess960.epd",
         "speed.epd",
+        "endings.epd",
     ] {
         let text = std::fs::read_to_string(format!("{dir}{file}")).unwrap();
         let chess960 = file.contains("960");
