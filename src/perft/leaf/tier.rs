@@ -86,6 +86,8 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         // Off the king's lines, a move gives no check from a slider and
         // leaves the xray as it is. The lines are those of the slider kinds
         // `S` has: a promotion to another kind is looked at on all of them.
+        // (Running the loop below for every move, without this test, was
+        // slower: 0.965x on endings-66, two runs each, AMD Zen 5.)
         if (moved & fp.lines).nonempty() || (piece != new && !fp.complete[new.index()]) {
             // A slider's check, from the moved piece or uncovered. Pins:
             // the sliders seen through one piece of O must be the same. Per
