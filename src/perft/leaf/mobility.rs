@@ -89,7 +89,7 @@ impl Mobility {
     /// a cheap stand-in 1.02x, so they are not the cost; the sliders in
     /// four fixed slots with no loop 0.99x; the loop out of line 1.00x;
     /// `P`'s slider count kept instead of recounted per move 1.01x; the
-    /// touch test skipped where the touched set is wide 1.00x; the
+    /// touch test skipped where the touched set is wide 0.99-1.00x; the
     /// sliders found once per moving piece with its origin emptied, a
     /// target outside them costing no lookup, 0.93x.
     #[inline(always)]
