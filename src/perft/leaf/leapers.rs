@@ -35,7 +35,8 @@
 //! 0.91-1.02 of the shortcut's instructions, no gain overall.
 //!
 //! **One slider** ([`Which::Slider`]). When `S` has exactly one slider
-//! and no knight (same conditions otherwise), the slider where it stands
+//! and no knight, or a queen as that slider and knights beside it (same
+//! conditions otherwise), the slider where it stands
 //! after the move is the only piece of `S` whose attacks depend on the
 //! occupancy, so one lookup (two for a queen), with `O`'s king off the
 //! board, gives the squares it denies `O`'s king and whether it checks
@@ -52,10 +53,19 @@
 //! (instructions against the shortcut, `scripts/lab/icount_set.py`): the speed
 //! set's first bin 0.961 and second 0.986 (queen endings 0.83-0.92,
 //! minor-piece endings with a promoted queen 0.91-0.97); CPW 3 at depth 7
-//! 0.80 of the time (0.218 s against 0.271 s). Taken with knights of `S` too, it ran 1.03-1.04 of
-//! the instructions in the minor-piece endings where `S` has a knight (the
-//! shortcut counts a knight's moves away from `O`'s king as the passed
-//! position's count), so those are left to the shortcut.
+//! 0.80 of the time (0.218 s against 0.271 s). A knight of `S` adds only
+//! its squares around `O`'s king and its check, a leaper's. Taken with a
+//! knight beside a bishop or a rook, the copy ran 1.03-1.04 of the
+//! instructions in the minor-piece endings (the shortcut counts a knight's
+//! moves away from `O`'s king as the passed position's count), so those
+//! are left to the shortcut; beside a queen, whose moves mostly reach
+//! `O`'s king zone, it is taken: with queens on both sides and the queen
+//! and knight to move at the leaf parents, endings-66 at depth 7 ran 1.25x
+//! as fast (AMD Zen 5, `--shortcut`, 3 rounds; at depth 6, where the other
+//! side moves there, 1.00), endings-65 at depth 6 0.90 of the
+//! instructions and 0.57 of the simulated mispredicts; the rest of the
+//! endings set and the speed set ran the same instructions (within 0.1 %)
+//! and times (0.99-1.02 per class).
 //!
 //! **Promotions.** Where `S`'s one slider is a queen, the one-slider copy
 //! also takes leaf parents with a pawn of `S` one step from promotion: each
@@ -98,15 +108,17 @@ pub(crate) enum Which {
     Pawns,
     /// `S` has no slider, `O` has one.
     Leapers,
-    /// `S` has exactly one slider (a bishop, rook or queen) and no knight:
-    /// the slider alone can pin a piece of `O` or uncover a check.
+    /// `S` has exactly one slider (a bishop, rook or queen) and no knight
+    /// unless the slider is a queen: the slider alone can pin a piece of
+    /// `O` or uncover a check.
     Slider,
 }
 
 /// Which copy of [`perft2`] counts `pos` (side `S` to move), if one does:
 /// [`Which::Pawns`] for kings and pawns only, [`Which::Leapers`] where `S`
 /// has no slider and `O` has one, [`Which::Slider`] where `S` has exactly
-/// one slider and no knight; in all, `O` has no castling right, and `S`
+/// one slider and no knight unless that slider is a queen; in all, `O` has
+/// no castling right, and `S`
 /// has no pawn one step from promotion unless its slider is a queen.
 /// `None`: the leaf-parent shortcut.
 ///
@@ -129,20 +141,19 @@ pub(crate) fn copy<S: Side>(pos: &Position) -> Option<Which> {
         None
     } else if (S::up(pos.pieces(Piece::Pawn) & us) & S::RANK_8).nonempty() {
         // A pawn one step from promotion: only a lone queen (no other
-        // slider, no knight) keeps the one-slider copy, which makes the
-        // promotions.
+        // slider; knights may stand beside it) keeps the one-slider copy,
+        // which makes the promotions.
         let queen = pos.diagonal_sliders() & pos.orthogonal_sliders() & us;
-        if queen.nonempty()
-            && sliders & us == queen
-            && !queen.has_many()
-            && (pos.pieces(Piece::Knight) & us).is_empty()
-        {
+        if queen.nonempty() && sliders & us == queen && !queen.has_many() {
             Some(Which::Slider)
         } else {
             None
         }
     } else if (sliders & us).nonempty() {
-        if (sliders & us).has_many() || (pos.pieces(Piece::Knight) & us).nonempty() {
+        if (sliders & us).has_many()
+            || ((pos.pieces(Piece::Knight) & us).nonempty()
+                && (pos.pieces(Piece::Queen) & us).is_empty())
+        {
             None
         } else {
             Some(Which::Slider)
@@ -357,7 +368,8 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>
         }
     }
 
-    /// [`Leapers::count`] where `S` has one slider and no knight (`SLIDER`),
+    /// [`Leapers::count`] where `S` has one slider (`SLIDER`; knights only
+    /// beside a queen, each a leaper's attacks and check),
     /// for any move but a double push that gives `O` an en-passant
     /// capture. The slider, where it stands after the move, is the only
     /// piece of `S` that sees along lines: it checks `O`'s king if its
@@ -373,12 +385,17 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>
         let moved = from_bb | to_bb;
         let occ = (self.occ ^ from_bb) | to_bb;
         let own = self.o_all & !to_bb;
-        // S has no knight ([`copy`]).
-        debug_assert!(self.s_knights.is_empty());
         let (mut s_pawns, mut s_king, mut slider) = (self.s_pawns, self.s_king, self.s_slider);
+        let mut knight_reach = self.s_knight_reach;
         match piece {
             Piece::Pawn => s_pawns ^= moved,
             Piece::King => s_king = to,
+            Piece::Knight => {
+                knight_reach = Bitboard::EMPTY;
+                for sq in self.s_knights ^ moved {
+                    knight_reach |= knight_attacks(sq);
+                }
+            }
             _ => slider = to,
         }
         let (cpu, king) = (self.cpu, self.o_king);
@@ -394,12 +411,13 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>
         if orthogonal {
             reach |= cpu.rook_attacks(slider, no_king);
         }
-        let attacked = S::up_west(s_pawns) | S::up_east(s_pawns) | king_attacks(s_king) | reach;
+        let attacked =
+            S::up_west(s_pawns) | S::up_east(s_pawns) | king_attacks(s_king) | knight_reach | reach;
         let king_moves = (king_attacks(king) & !own & !attacked).len();
-        let leaper_check = if piece == Piece::Pawn {
-            pawn_attacks(<S::Other as Side>::COLOR, king) & to_bb
-        } else {
-            Bitboard::EMPTY
+        let leaper_check = match piece {
+            Piece::Pawn => pawn_attacks(<S::Other as Side>::COLOR, king) & to_bb,
+            Piece::Knight => knight_attacks(king) & to_bb,
+            _ => Bitboard::EMPTY,
         };
         let checkers = if reach.contains(king) {
             leaper_check | slider_bb
@@ -647,15 +665,16 @@ mod tests {
     }
 
     /// Where [`copy`] takes the one-slider copy: `S` has exactly one
-    /// slider and no knight, and no pawn one step from promotion unless the
-    /// slider is a queen, `O` no castling right.
+    /// slider, no knight unless the slider is a queen, and no pawn one step
+    /// from promotion unless the slider is a queen, `O` no castling right.
     fn one_slider(pos: &Position) -> bool {
         let us = pos.us();
         let sliders = (pos.diagonal_sliders() | pos.orthogonal_sliders()) & us;
+        let queen = (sliders & pos.pieces(Piece::Queen)).nonempty();
         sliders.len() == 1
-            && (pos.pieces(Piece::Knight) & us).is_empty()
+            && (queen || (pos.pieces(Piece::Knight) & us).is_empty())
             && no_castling(pos)
-            && ((sliders & pos.pieces(Piece::Queen)).nonempty() || !on_seventh(pos))
+            && (queen || !on_seventh(pos))
     }
 
     /// Every child of a leaf parent whose side to move has one slider has
@@ -665,11 +684,13 @@ mod tests {
     /// (a pawn among them) before or after the move; a leaf parent in
     /// check; a double push the other side could take en passant (made);
     /// the other side with a slider and with a knight; a queen's side's
-    /// promotions, by a push and by a capture, in and out of check (made).
+    /// promotions, by a push and by a capture, in and out of check (made);
+    /// a queen's side with a knight, the knight's check alone and with the
+    /// queen's uncovered.
     /// The copy's whole count is each child's own count summed.
     #[test]
     fn every_child_of_a_one_slider_leaf_parent_has_the_counted_replies() {
-        let mut seen = [0usize; 17];
+        let mut seen = [0usize; 20];
         // A pawn's capture that checks and uncovers the rook's check, for
         // each side (the double check, which random play rarely reaches).
         // Then promotions: a queen and a pawn against three pieces, for
@@ -681,6 +702,10 @@ mod tests {
             "8/2q5/6K1/8/B7/4kN2/6p1/5R2 b - - 0 1",
             "2r4K/1P6/8/8/8/4k3/8/Q7 w - - 0 1",
             "r6K/4P3/8/8/8/4k3/8/Q7 w - - 0 1",
+            // A knight in front of its queen, for each side: a knight's
+            // check that uncovers the queen's (double), and one that does not.
+            "4k3/8/8/8/4N3/8/8/4Q1K1 w - - 0 1",
+            "4q1k1/8/8/4n3/8/8/8/4K3 b - - 0 1",
         ]
         .map(|fen| Position::from_fen(fen).unwrap());
         for pos in positions()
@@ -727,6 +752,8 @@ mod tests {
             seen[4] += usize::from((slider & pos.pieces(Piece::Bishop)).nonempty());
             seen[5] += usize::from((slider & pos.pieces(Piece::Rook)).nonempty());
             seen[6] += usize::from((slider & pos.pieces(Piece::Queen)).nonempty());
+            let knights = pos.pieces(Piece::Knight) & us;
+            seen[17] += usize::from(knights.nonempty());
             for (mv, replies) in counted {
                 let child = pos.play_unchecked(mv);
                 assert_eq!(
@@ -752,6 +779,9 @@ mod tests {
                 seen[11] += usize::from(pinned.nonempty());
                 seen[12] += usize::from((pinned & child.pieces(Piece::Pawn)).nonempty());
                 seen[13] += usize::from(child.ep_square().is_some());
+                let knight_check = knights.contains(mv.from()) && checkers.contains(mv.to());
+                seen[18] += usize::from(knight_check && !checkers.has_many());
+                seen[19] += usize::from(knight_check && checkers.has_many());
             }
         }
         // Each case must be met, or this test proves nothing.

@@ -106,11 +106,11 @@
 //! is a few sets, with none of the footprint's set-up. Measured: the pawn
 //! endings of 13 men run 0.68-0.71 of the instructions, the queen and rook
 //! endings with one side's slider 0.91-0.92. So is one whose side to move
-//! has exactly one slider and no knight: that slider is then the only
-//! piece that can pin a piece of `O` or uncover a check, and each child's
-//! count is one lookup of it more (the speed set's first bin 0.961 of the
-//! instructions, CPW 3 0.80 of the time); with a queen as that slider its
-//! promotions, if any, are made.
+//! has exactly one slider and no knight, or a queen and knights: that
+//! slider is then the only piece that can pin a piece of `O` or uncover a
+//! check, and each child's count is one lookup of it more (the speed set's
+//! first bin 0.961 of the instructions, CPW 3 0.80 of the time); with a
+//! queen as that slider its promotions, if any, are made.
 //!
 //! # Where each part lives
 //!
@@ -125,7 +125,7 @@
 //!   group added up by the cheapest way that holds, the rest made and
 //!   bulk-counted;
 //! * `leapers`: the copies for a side to move with no slider, or with one
-//!   and no knight.
+//!   (and no knight, unless the slider is a queen).
 
 mod footprint;
 mod mobility;
