@@ -21,12 +21,22 @@
 //! weighted sums estimate each counter's time over the whole tree, so their
 //! ratio is the whole count's, not the average sample's. Sampling stops as
 //! soon as the shortcut is clearly faster (`CLEAR`) or, after `MIN_STEPS`
-//! steps, clearly slower in every one of them (`PLAIN_CLEAR`), once it has cost
-//! `BUDGET_SHARE` of that estimate (`OPEN_BUDGET_SHARE` while the choice is
-//! open; spread over the run's threads), or after `MAX_STEPS` steps; a
-//! count too short to pay for `MIN_STEPS` steps keeps the shortcut. The
-//! plain loop is chosen only when it was faster by more than `MARGIN`; a
-//! count too short to be worth measuring keeps the shortcut.
+//! steps, when every step so far falls on the same side of the choice: all
+//! slower than the plain loop by more than `MARGIN`, or all faster
+//! (`SHORTCUT_AGREES`). Otherwise it stops once it has cost `BUDGET_SHARE` of
+//! that estimate (`OPEN_BUDGET_SHARE` while the choice is open; spread over
+//! the run's threads), or after `MAX_STEPS` steps; a count too short to pay
+//! for `MIN_STEPS` steps keeps the shortcut. The plain loop is chosen only
+//! when it was faster by more than `MARGIN`; a count too short to be worth
+//! measuring keeps the shortcut.
+//!
+//! A step's timing can be disturbed: the thread preempted, or an interrupt
+//! taken, during one counter's batch. On a 2-core machine about one step in
+//! thirty came out several times too slow for one counter (ratios of 0.23,
+//! 2.3 and 5.3 where the others read 0.95-1.05). Such a step must not decide
+//! the choice, so a step beyond `DISTURBED` is dropped, and once there are
+//! `MIN_STEPS` steps the pooled times leave out those beyond `OUTLIER` of the
+//! median step (the median itself is robust).
 
 use std::time::Instant;
 
@@ -61,13 +71,25 @@ const OPEN_BUDGET_SHARE: f64 = 0.01;
 /// A step that leaves the shortcut's time below this share of the plain
 /// loop's (all samples so far) ends the sampling: the shortcut runs.
 const CLEAR: f64 = 0.88;
-/// Once [`MIN_STEPS`] steps have each timed the shortcut above this many
-/// times the plain loop's time (and all samples together too), the plain
-/// loop runs without spending the rest of the open budget. A margin this
-/// wide is several times the samples' error (see [`MARGIN`]); where the
-/// plain loop wins that clearly (by up to 1.29x on the endings set), the
-/// rest of the budget cost a count of 0.5 s about 1 %.
-const PLAIN_CLEAR: f64 = 1.12;
+/// Once [`MIN_STEPS`] steps have each timed the shortcut below this share
+/// of the plain loop's time, the shortcut runs
+/// without spending the rest of the open budget. The samples overstate the
+/// shortcut's time (see [`MARGIN`]), so each such step put it ahead. The
+/// mirror rule for the plain loop is every step above `1 + MARGIN`, the
+/// margin the final choice uses. Where the counters are that close, the rest
+/// of the budget bought nothing a wrong choice could cost: it took 0.5-0.7 %
+/// of a count of 0.5 s (speed-41, speed-42 of `positions/speed.epd`, AMD
+/// Zen 5).
+const SHORTCUT_AGREES: f64 = 1.0;
+/// Two counters that count the same samples are never this many times
+/// apart (the widest measured over both sets of positions: 1.86x). A step
+/// timed beyond it, either way, was disturbed, and is dropped.
+const DISTURBED: f64 = 2.5;
+/// Once there are [`MIN_STEPS`] steps, a step whose ratio is more than this
+/// factor from the median step's is left out of the pooled times. Undisturbed
+/// steps of one count varied by up to 1.35x around their median (speed-29,
+/// AMD Zen 5).
+const OUTLIER: f64 = 1.5;
 /// The plain loop must be timed faster by more than this share to be
 /// chosen. With the warm-up the samples' ratio still runs a little above
 /// the whole count's: on the 14 endings of `positions/endings.epd` where
@@ -85,29 +107,97 @@ pub struct CounterChoice {
     pub plain: bool,
     /// Samples counted by both counters.
     pub samples: usize,
-    /// The shortcut's time over the plain loop's on them (above 1: the
-    /// plain loop was faster).
+    /// Steps the choice was made on (not counting disturbed ones).
+    pub steps: usize,
+    /// The shortcut's time over the plain loop's on the samples of those
+    /// steps, outliers left out (above 1: the plain loop was faster).
     pub shortcut_over_plain: f64,
     /// Wall-clock seconds the measurement took (part of the count's time).
     pub seconds: f64,
 }
 
 impl CounterChoice {
-    /// The choice `plain`, with the weighted times `shortcut` and `plain_time`
-    /// of `samples` samples, measured since `began`.
-    fn new(
-        plain: bool,
-        samples: usize,
-        shortcut: f64,
-        plain_time: f64,
-        began: Instant,
-    ) -> CounterChoice {
+    /// The choice `plain`, made on `steps` of `samples` samples, measured
+    /// since `began`.
+    fn new(plain: bool, samples: usize, steps: &Steps, began: Instant) -> CounterChoice {
         CounterChoice {
             plain,
             samples,
-            shortcut_over_plain: shortcut / plain_time.max(1e-12),
+            steps: steps.0.len(),
+            shortcut_over_plain: steps.pooled(),
             seconds: began.elapsed().as_secs_f64(),
         }
+    }
+}
+
+/// The weighted times of each step kept: the shortcut's, the plain loop's.
+#[derive(Default)]
+struct Steps(Vec<(f64, f64)>);
+
+/// The shortcut's time over the plain loop's.
+fn ratio((shortcut, plain): (f64, f64)) -> f64 {
+    shortcut / plain.max(1e-12)
+}
+
+impl Steps {
+    /// The median step's ratio (the upper one of an even number; 1 with
+    /// no step).
+    fn median(&self) -> f64 {
+        let mut sorted: Vec<f64> = self.0.iter().map(|&step| ratio(step)).collect();
+        sorted.sort_by(f64::total_cmp);
+        sorted.get(sorted.len() / 2).copied().unwrap_or(1.0)
+    }
+
+    /// The steps the pooled ratio is taken over: all of them while there
+    /// are fewer than [`MIN_STEPS`], then those within [`OUTLIER`] of the
+    /// median step.
+    fn agreeing(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let median = self.median();
+        let all = self.0.len() < MIN_STEPS;
+        self.0.iter().copied().filter(move |&step| {
+            let r = ratio(step);
+            all || (r <= median * OUTLIER && r * OUTLIER >= median)
+        })
+    }
+
+    /// The shortcut's time over the plain loop's on the agreeing steps'
+    /// samples together (weighted sums: the whole count's ratio).
+    fn pooled(&self) -> f64 {
+        let (s, p) = self
+            .agreeing()
+            .fold((0.0, 0.0), |(s, p), (a, b)| (s + a, p + b));
+        ratio((s, p))
+    }
+
+    /// The choice once the steps so far settle it (`Some(true)`: the
+    /// plain loop): the shortcut clearly faster, or after [`MIN_STEPS`]
+    /// steps every agreeing one on the same side of the choice.
+    fn early(&self) -> Option<bool> {
+        let pooled = self.pooled();
+        if pooled < CLEAR && self.median() < CLEAR {
+            return Some(false);
+        }
+        // The pooled ratio is the agreeing steps' mean, weighted by the
+        // plain loop's times: beyond a bound when every one of them is.
+        if self.agreeing().count() < MIN_STEPS {
+            return None;
+        }
+        let slower = 1.0 + MARGIN;
+        if self.agreeing().all(|step| ratio(step) > slower) {
+            return Some(true);
+        }
+        if self.agreeing().all(|step| ratio(step) < SHORTCUT_AGREES) {
+            return Some(false);
+        }
+        None
+    }
+
+    /// The choice from all the steps (at least [`MIN_STEPS`] of them, or
+    /// none is made): the plain loop when the median step and the pooled
+    /// samples both timed it faster by more than [`MARGIN`].
+    fn decide(&self) -> Option<bool> {
+        (self.0.len() >= MIN_STEPS)
+            .then(|| self.median() > 1.0 + MARGIN && self.pooled() > 1.0 + MARGIN)
     }
 }
 
@@ -154,11 +244,11 @@ pub fn measure(cpu: CpuPath, root: &Position, depth: u32, threads: usize) -> Opt
     // Each sample's times weighted by its walk's move counts: sums that
     // estimate each counter's time over the whole tree.
     let (mut shortcut, mut plain) = (0.0, 0.0);
-    let mut ratios: Vec<f64> = Vec::new();
+    let mut steps = Steps::default();
     let mut samples = 0;
     let mut walks = 0;
     let mut probe: Vec<(Position, f64)> = Vec::new();
-    while ratios.len() < MAX_STEPS && walks < 64 * (MAX_STEPS + 1) * PROBE {
+    while steps.0.len() < MAX_STEPS && walks < 64 * (MAX_STEPS + 1) * PROBE {
         // A step: samples until each counter has spent STEP_SECONDS on
         // them, taken PROBE at a time; each counter counts its batch in a
         // row (switching counters sample by sample favoured the plain loop's
@@ -221,58 +311,33 @@ pub fn measure(cpu: CpuPath, root: &Position, depth: u32, threads: usize) -> Opt
                 OPEN_BUDGET_SHARE
             };
             let spent = began.elapsed().as_secs_f64();
-            let needed = 2.0 * STEP_SECONDS * (MIN_STEPS - ratios.len().min(MIN_STEPS)) as f64;
+            let needed = 2.0 * STEP_SECONDS * (MIN_STEPS - steps.0.len().min(MIN_STEPS)) as f64;
             if spent + needed > share * per_thread {
                 // Not enough left for what a decision needs: decide on what
                 // there is, or not at all.
-                return decide(&ratios, shortcut, plain, samples, began);
+                return steps
+                    .decide()
+                    .map(|p| CounterChoice::new(p, samples, &steps, began));
             }
         }
         if in_step == 0 {
             break;
         }
-        ratios.push(s_step / p_step.max(1e-12));
-        if shortcut < CLEAR * plain {
-            // The shortcut is clearly faster: no need for more steps.
-            return Some(CounterChoice::new(false, samples, shortcut, plain, began));
+        // A step timed beyond any real difference between the counters was
+        // disturbed (see the module notes): dropped, though its samples
+        // still count towards the budget's estimate.
+        let step = (s_step, p_step);
+        if ratio(step) > DISTURBED || ratio(step) * DISTURBED < 1.0 {
+            continue;
         }
-        if plain_is_clear(&ratios, shortcut, plain) {
-            return Some(CounterChoice::new(true, samples, shortcut, plain, began));
+        steps.0.push(step);
+        if let Some(p) = steps.early() {
+            return Some(CounterChoice::new(p, samples, &steps, began));
         }
     }
-    decide(&ratios, shortcut, plain, samples, began)
-}
-
-/// True when the plain loop is clearly faster: at least `MIN_STEPS` steps,
-/// each of them and all samples together timing the shortcut above
-/// `PLAIN_CLEAR` times the plain loop.
-fn plain_is_clear(ratios: &[f64], shortcut: f64, plain: f64) -> bool {
-    ratios.len() >= MIN_STEPS
-        && shortcut > PLAIN_CLEAR * plain
-        && ratios.iter().all(|&r| r > PLAIN_CLEAR)
-}
-
-/// The choice from the steps' ratios (at least `MIN_STEPS` of them, or
-/// none is made): the plain loop when the median step and all the samples
-/// together both timed it faster by more than `MARGIN`.
-fn decide(
-    ratios: &[f64],
-    shortcut: f64,
-    plain: f64,
-    samples: usize,
-    began: Instant,
-) -> Option<CounterChoice> {
-    if ratios.len() < MIN_STEPS {
-        return None;
-    }
-    let mut sorted = ratios.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let median = sorted[sorted.len() / 2];
-    let pooled = shortcut / plain.max(1e-12);
-    let plain_loop = median > 1.0 + MARGIN && pooled > 1.0 + MARGIN;
-    Some(CounterChoice::new(
-        plain_loop, samples, shortcut, plain, began,
-    ))
+    steps
+        .decide()
+        .map(|p| CounterChoice::new(p, samples, &steps, began))
 }
 
 #[cfg(test)]
@@ -286,41 +351,77 @@ mod tests {
         // Kiwipete 7: about 100 s on one thread, so its budget pays for
         // every step the choice needs.
         let choice = measure(CpuPath::selected(), &pos, 7, 1).expect("measured");
-        assert!(choice.samples >= PROBE, "{choice:?}");
+        assert!(choice.samples >= PROBE * choice.steps, "{choice:?}");
+        assert!((1..=MAX_STEPS).contains(&choice.steps), "{choice:?}");
         assert!(choice.shortcut_over_plain > 0.0);
         if choice.plain {
             assert!(choice.shortcut_over_plain > 1.0 + MARGIN, "{choice:?}");
-            assert!(choice.samples >= MIN_STEPS * PROBE, "{choice:?}");
-        } else if choice.samples < MIN_STEPS * PROBE {
+            assert!(choice.steps >= MIN_STEPS, "{choice:?}");
+        } else if choice.steps < MIN_STEPS {
             // Stopped early: only when the shortcut was clearly faster.
             assert!(choice.shortcut_over_plain < CLEAR, "{choice:?}");
         }
-        if choice.shortcut_over_plain >= CLEAR
-            && (!choice.plain || choice.shortcut_over_plain <= PLAIN_CLEAR)
-        {
-            // Neither early stop could end it (the shortcut never clearly
-            // faster, the plain loop not chosen clearly): every step was
-            // paid.
-            assert!(choice.samples >= MAX_STEPS * PROBE, "{choice:?}");
+        if (SHORTCUT_AGREES..=1.0 + MARGIN).contains(&choice.shortcut_over_plain) {
+            // No early stop can end it (each needs the pooled ratio beyond
+            // one of those bounds): every step was paid.
+            assert_eq!(choice.steps, MAX_STEPS, "{choice:?}");
         }
         // CPW 3 perft 6: about 15 ms, far too short to pay for the steps.
         let cpw3 = Position::from_fen("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1").unwrap();
         assert_eq!(measure(CpuPath::selected(), &cpw3, 6, 1), None);
     }
 
+    /// Steps of equal weight (plain loop time 1) with these ratios.
+    fn steps(ratios: &[f64]) -> Steps {
+        Steps(ratios.iter().map(|&r| (r, 1.0)).collect())
+    }
+
     #[test]
-    fn sampling_stops_early_for_the_plain_loop_only_when_every_step_agrees() {
-        // Three steps, each timing the shortcut 1.2x to 1.3x the plain loop.
-        assert!(plain_is_clear(&[1.2, 1.3, 1.25], 1.25, 1.0));
+    fn sampling_stops_early_only_when_every_step_agrees() {
+        // The shortcut clearly faster: one step is enough.
+        assert_eq!(steps(&[0.8]).early(), Some(false));
+        // Three steps, each timing the shortcut beyond the margin: the
+        // plain loop.
+        assert_eq!(steps(&[1.07, 1.075, 1.066]).early(), Some(true));
         // Two steps are not enough, however clear.
-        assert!(!plain_is_clear(&[1.5, 1.5], 1.5, 1.0));
-        // One step inside the margin keeps the sampling going, though the
-        // pooled ratio is clear.
-        assert!(!plain_is_clear(&[1.3, 1.05, 1.3], 1.2, 1.0));
-        // Every step clear but the pooled times not (one long sample).
-        assert!(!plain_is_clear(&[1.2, 1.2, 1.2], 1.1, 1.0));
-        // The shortcut faster: never.
-        assert!(!plain_is_clear(&[0.8, 0.9, 0.85], 0.85, 1.0));
+        assert_eq!(steps(&[1.5, 1.5]).early(), None);
+        // One step inside the margin keeps the sampling going.
+        assert_eq!(steps(&[1.3, 1.02, 1.3]).early(), None);
+        // Every step timing the shortcut ahead, though not clearly: the
+        // shortcut.
+        assert_eq!(steps(&[0.95, 0.97, 0.99]).early(), Some(false));
+        // One step against it keeps the sampling going.
+        assert_eq!(steps(&[1.02, 0.95, 0.9]).early(), None);
+    }
+
+    #[test]
+    fn a_disturbed_step_does_not_decide_the_choice() {
+        // The plain loop's batch of the third step took 2.2x its time: on
+        // the pooled times alone the shortcut would look clearly faster.
+        let disturbed = Steps(vec![(1.02, 1.0), (1.015, 1.0), (1.0, 2.2)]);
+        assert!(ratio((2.035 + 1.0, 2.0 + 2.2)) < CLEAR);
+        assert!((disturbed.pooled() - 1.0175).abs() < 1e-9);
+        assert_eq!(disturbed.early(), None);
+        // Before there are enough steps to find the outlier, the median
+        // (the upper of two) keeps the clear stop from firing.
+        assert_eq!(Steps(vec![(1.02, 1.0), (1.0, 2.2)]).early(), None);
+        // At the end, the plain loop wins on the median and on the pooled
+        // times without the outlier.
+        let end = Steps(vec![(1.1, 1.0), (1.08, 1.0), (1.0, 2.2), (1.09, 1.0)]);
+        assert_eq!(end.decide(), Some(true));
+        // A step inside the outlier band stays in the pooled times.
+        let close = steps(&[1.0, 1.3, 1.05]);
+        assert!((close.pooled() - 3.35 / 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_final_choice_needs_the_median_and_the_pooled_times_beyond_the_margin() {
+        assert_eq!(steps(&[1.1, 1.1]).decide(), None);
+        assert_eq!(steps(&[1.1, 1.02, 1.08]).decide(), Some(true));
+        assert_eq!(steps(&[1.1, 1.02, 1.03]).decide(), Some(false));
+        // The median beyond the margin, the pooled times not.
+        let heavy = Steps(vec![(1.05, 1.0), (1.06, 1.0), (2.7, 3.0)]);
+        assert_eq!(heavy.decide(), Some(false));
     }
 
     #[test]

@@ -442,10 +442,11 @@ pub struct EngineInfo {
 /// How the counter of a run was chosen: both timed on the same samples.
 #[derive(Clone, Debug, Serialize)]
 pub struct CounterChoiceReport {
-    /// Samples (subtrees 4 plies deep at random nodes) counted by both.
+    /// Samples (subtrees 3 plies deep at random nodes) counted by both.
     pub samples: usize,
-    /// The shortcut's time over the plain loop's on them: above 1.02 the
-    /// plain loop runs.
+    /// The shortcut's time over the plain loop's on the samples of the
+    /// steps kept (a disturbed step left out): above 1.04, in the median
+    /// step too, the plain loop runs.
     pub shortcut_over_plain: f64,
     /// Wall-clock seconds of the measurement, part of the count's seconds.
     pub seconds: f64,
