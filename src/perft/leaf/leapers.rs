@@ -197,6 +197,16 @@ pub(crate) fn perft2<C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>(
     sink.nodes
 }
 
+/// The squares the knights `knights` attack.
+#[inline(always)]
+fn knight_reach(knights: Bitboard) -> Bitboard {
+    let mut reach = Bitboard::EMPTY;
+    for sq in knights {
+        reach |= knight_attacks(sq);
+    }
+    reach
+}
+
 /// The children's counts of such a leaf parent.
 struct Leapers<'a, C, S, const PIECES: bool, const SLIDER: bool> {
     cpu: C,
@@ -231,10 +241,7 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>
         let us = pos.colors(S::COLOR);
         let them = pos.colors(o);
         let s_knights = pos.pieces(Piece::Knight) & us;
-        let mut s_knight_reach = Bitboard::EMPTY;
-        for sq in s_knights {
-            s_knight_reach |= knight_attacks(sq);
-        }
+        let s_knight_reach = knight_reach(s_knights);
         let (s_diagonal, s_orthogonal) =
             (pos.diagonal_sliders() & us, pos.orthogonal_sliders() & us);
         Leapers {
@@ -313,12 +320,7 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>
             Piece::Pawn => s_pawns ^= moved,
             Piece::King => s_king = to,
             _ if !PIECES => unreachable!("a knight without PIECES"),
-            _ => {
-                knight_reach = Bitboard::EMPTY;
-                for sq in self.s_knights ^ moved {
-                    knight_reach |= knight_attacks(sq);
-                }
-            }
+            _ => knight_reach = self::knight_reach(self.s_knights ^ moved),
         }
         let king = self.o_king;
         let attacked =
@@ -398,12 +400,7 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>
         match piece {
             Piece::Pawn => s_pawns ^= moved,
             Piece::King => s_king = to,
-            Piece::Knight => {
-                knight_reach = Bitboard::EMPTY;
-                for sq in self.s_knights ^ moved {
-                    knight_reach |= knight_attacks(sq);
-                }
-            }
+            Piece::Knight => knight_reach = self::knight_reach(self.s_knights ^ moved),
             _ => slider = to,
         }
         let (cpu, king) = (self.cpu, self.o_king);
