@@ -69,17 +69,17 @@ const BUDGET_SHARE: f64 = 0.005;
 /// timed faster than [`CLEAR`] times the plain loop's time).
 const OPEN_BUDGET_SHARE: f64 = 0.01;
 /// A step that leaves the shortcut's time below this share of the plain
-/// loop's (all samples so far) ends the sampling: the shortcut runs.
+/// loop's, on the pooled samples so far and in the median step, ends the
+/// sampling: the shortcut runs.
 const CLEAR: f64 = 0.88;
 /// Once [`MIN_STEPS`] steps have each timed the shortcut below this share
-/// of the plain loop's time, the shortcut runs
-/// without spending the rest of the open budget. The samples overstate the
-/// shortcut's time (see [`MARGIN`]), so each such step put it ahead. The
-/// mirror rule for the plain loop is every step above `1 + MARGIN`, the
-/// margin the final choice uses. Where the counters are that close, the rest
-/// of the budget bought nothing a wrong choice could cost: it took 0.5-0.7 %
-/// of a count of 0.5 s (speed-41, speed-42 of `positions/speed.epd`, AMD
-/// Zen 5).
+/// of the plain loop's time, the shortcut runs without spending the rest of
+/// the open budget: the samples overstate the shortcut's time (see
+/// [`MARGIN`]), so each such step put it ahead. The mirror rule for the
+/// plain loop is every step above `1 + MARGIN`, the margin of the final
+/// choice. Where every step agrees, the steps left could at most swap two
+/// counters that close, and they cost 0.5-0.7 % of a count of 0.5 s
+/// (speed-41, speed-42 of `positions/speed.epd`, AMD Zen 5).
 const SHORTCUT_AGREES: f64 = 1.0;
 /// Two counters that count the same samples are never this many times
 /// apart (the widest measured over both sets of positions: 1.86x). A step
@@ -87,8 +87,8 @@ const SHORTCUT_AGREES: f64 = 1.0;
 const DISTURBED: f64 = 2.5;
 /// Once there are [`MIN_STEPS`] steps, a step whose ratio is more than this
 /// factor from the median step's is left out of the pooled times. Undisturbed
-/// steps of one count varied by up to 1.35x around their median (speed-29,
-/// AMD Zen 5).
+/// steps of one count varied by up to 1.27x around their median (endings-40,
+/// speed-29, speed-41; AMD Zen 5).
 const OUTLIER: f64 = 1.5;
 /// The plain loop must be timed faster by more than this share to be
 /// chosen. With the warm-up the samples' ratio still runs a little above
