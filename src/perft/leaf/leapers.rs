@@ -34,15 +34,15 @@
 //! position's count with no work per move: there the general copy ran
 //! 0.91-1.02 of the shortcut's instructions, no gain overall.
 //!
-//! **One slider** ([`Which::Slider`]). When `S` has exactly one slider
-//! and no knight, or a queen as that slider and knights beside it (same
-//! conditions otherwise), the slider where it stands
-//! after the move is the only piece of `S` whose attacks depend on the
-//! occupancy, so one lookup (two for a queen), with `O`'s king off the
-//! board, gives the squares it denies `O`'s king and whether it checks
-//! (moved or uncovered); and it pins at most one piece of `O`, the one
-//! that stands alone between it and the king on a line of its kind. Each
-//! child is then counted as a board of its own ([`Leapers::count_slider`]):
+//! **One slider** ([`Which::Slider`]). When `S` has exactly one slider and no
+//! knight, or a queen as that slider and knights beside it (same conditions
+//! otherwise), the slider where it stands after the move is the only piece of
+//! `S` whose attacks depend on the occupancy, so one lookup (two for a queen),
+//! with `O`'s king off the board, gives the squares it denies `O`'s king and
+//! whether it checks (moved or uncovered); and it pins at most one piece of
+//! `O`, the one that stands alone between it and the king on a line of its
+//! kind. Each child is then counted as a board of its own
+//! ([`Leapers::count_slider`]):
 //! in a double check the king's moves only; in a single check the king's
 //! moves and the moves of `O`'s unpinned pieces onto the checker or between
 //! it and the king; otherwise every piece of `O`, a pinned one along its pin
@@ -126,8 +126,8 @@ pub(crate) enum Which {
 /// [`Which::Pawns`] for kings and pawns only, [`Which::Leapers`] where `S`
 /// has no slider and `O` has one, [`Which::Slider`] where `S` has exactly
 /// one slider and no knight unless that slider is a queen; in all, `O` has
-/// no castling right, and `S`
-/// has no pawn one step from promotion unless its slider is a queen.
+/// no castling right, and `S` has no pawn one step from promotion unless
+/// its slider is a queen.
 /// `None`: the leaf-parent shortcut.
 ///
 /// Measured (`scripts/lab/icount_set.py`, instructions against the shortcut):
@@ -379,16 +379,16 @@ impl<'a, C: Cpu, S: Side, const PIECES: bool, const SLIDER: bool>
     }
 
     /// [`Leapers::count`] where `S` has one slider (`SLIDER`; knights only
-    /// beside a queen, each a leaper's attacks and check),
-    /// for any move but a double push that gives `O` an en-passant
-    /// capture. The slider, where it stands after the move, is the only
-    /// piece of `S` that sees along lines: it checks `O`'s king if its
-    /// attacks reach it, and pins the one piece of `O` that stands alone
-    /// between them on a line of its kind. `O`'s king goes where nothing of
-    /// `S` attacks (the slider's attacks with the king off the board); in a
-    /// double check nothing else moves; in a single check `O`'s unpinned pieces move onto the
-    /// checker or between it and the king; otherwise each piece of `O`
-    /// moves as on a board of its own, a pinned one along its pin line.
+    /// beside a queen, each a leaper's attacks and check), for any move but a
+    /// double push that gives `O` an en-passant capture. The slider, where it
+    /// stands after the move, is the only piece of `S` that sees along lines:
+    /// it checks `O`'s king if its attacks reach it, and pins the one piece of
+    /// `O` that stands alone between them on a line of its kind. `O`'s king
+    /// goes where nothing of `S` attacks (the slider's attacks with the king
+    /// off the board); in a double check nothing else moves; in a single check
+    /// `O`'s unpinned pieces move onto the checker or between it and the king;
+    /// otherwise each piece of `O` moves as on a board of its own, a pinned
+    /// one along its pin line.
     #[inline(always)]
     fn count_slider(&self, piece: Piece, from: Square, to: Square) -> u32 {
         let (from_bb, to_bb) = (from.bitboard(), to.bitboard());
