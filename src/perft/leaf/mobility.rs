@@ -91,7 +91,11 @@ impl Mobility {
     /// `P`'s slider count kept instead of recounted per move 1.01x; the
     /// touch test skipped where the touched set is wide 0.99-1.00x; the
     /// sliders found once per moving piece with its origin emptied, a
-    /// target outside them costing no lookup, 0.93x.
+    /// target outside them costing no lookup, 0.93x; per-square tables set
+    /// up once per leaf parent (a piece landing cuts the rays through its
+    /// square, one leaving lengthens the ray it ended), two reads per move,
+    /// 0.975x: 5 % fewer instructions, but the set-up's per-ray loops
+    /// mispredicted 18 % more than the loop they replaced.
     #[inline(always)]
     pub(super) fn delta<C: Cpu, S: Side>(&self, cpu: C, moved: Bitboard) -> i64 {
         let occ = self.occ ^ moved;
