@@ -63,7 +63,7 @@ pub(super) struct Footprint {
     /// pin), with the pinned pieces' moves corrected, was slower with queens
     /// on both sides, where they are most of the moves made: 0.976x inside
     /// the tier, 0.956x in a function of its own (AMD Zen 5, `--shortcut`):
-    /// there a made child costs about what the tier spends on a move.
+    /// a made child there costs no more than the tier's count of the move.
     pub(super) pin_lines: Bitboard,
     /// The kinds whose zones are complete, indexed by [`Piece::index`]: a
     /// slider kind's lines into `O`'s king area are looked up only when `S` has
