@@ -474,6 +474,11 @@ impl Replies {
             known.king_to = self.zone & !attacked;
             known.castling_rooks = self.castling_rooks(attacked);
         } else if added.nonempty() {
+            // A branch, not a select: computing the targets whether or not
+            // the moved piece attacks a watched square made `--plain` 0.92x
+            // as fast over the speed set and 0.95x over the endings set (AMD
+            // Zen 5), presumably because each child's count then waits for
+            // the piece's lookups, where a predicted branch lets it start.
             let attacked = self.attacked | added;
             known.king_to = self.zone & !attacked;
             known.castling_rooks = self.castling_rooks(attacked);
