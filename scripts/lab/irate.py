@@ -2,11 +2,13 @@
 """Instructions and instructions per CPU second: our build against a peer.
 
     scripts/lab/irate.py --peer PATH [--perft BIN] [--file EPD] [--filter TEXT]
-                     [--ids ID,ID,...] [--below K] [--rounds N]
+                     [--ids ID,ID,...] [--below K] [--rounds N] [--group KIND]
 
 --peer PATH    a peer that valgrind can run, called `PATH "FEN" D` and counting
-               perft 1..D (Gigantua built without AVX-512, as
-               ../shared/peers/ and docs/performance.md say)
+               perft 1..D: Gigantua built without AVX-512, which valgrind
+               cannot run (`clang++ -std=c++20 -O3 -march=native
+               -mno-avx512f`; on an Intel Sapphire Rapids-class Xeon it
+               timed within 2 % of the AVX-512 build)
 --perft BIN    our build (default target/release/perft)
 --file EPD     positions (default positions/speed.epd); each line's deepest
                ;Dn is the timed depth
@@ -17,6 +19,9 @@
                D-K; the peer: the sums of perft 2..D and 2..D-K); 0 counts
                at the timed depth itself (about 50 times slower)
 --rounds N     timed runs per program and position (default 5; the median)
+--group KIND   geometric means per bin of men (`bins`, the default) or per
+               class, the first item of each line's c0 comment (`class`: the
+               signature classes of positions/endings.epd)
 
 Why: a program can be slower with fewer instructions. This splits each
 speed ratio into its factors,
@@ -27,7 +32,9 @@ credit being perft D over the sum of perft 1..D (the peer counts them all),
 
 so a gap can be told apart as more work or slower work. Instructions are
 valgrind's (cachegrind, start-up subtracted: a depth-1 run of the same
-position); CPU time is user + system of the whole process at the timed
+position), and so are the mispredicts beside them (its branch simulation,
+scaled the same way: a simple predictor's, not a CPU's, but one slower rate
+often goes with many more of them); CPU time is user + system of the whole process at the timed
 depth. Both programs are timed in the same round, alternating; the peer is
 credited with the sum of its counts 1..D, as its instruction count covers
 them all (scripts/lab/peers.py instead times depth D's share of the peer's run
@@ -57,14 +64,16 @@ def fail(message, code=1):
 
 
 def instructions(args):
+    """Instructions and simulated mispredicts (conditional and indirect) of one run."""
     out = subprocess.run(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-        + args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        text=True)
-    m = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
-    if out.returncode != 0 or not m:
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--branch-sim=yes",
+         "--cachegrind-out-file=/dev/null"] + args,
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    ir = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    mispredicts = re.search(r"Mispredicts:\s+([\d,]+)", out.stderr)
+    if out.returncode != 0 or not ir or not mispredicts:
         fail(f"valgrind {' '.join(args)}: exit {out.returncode}")
-    return int(m.group(1).replace(",", ""))
+    return tuple(int(m.group(1).replace(",", "")) for m in (ir, mispredicts))
 
 
 def main():
@@ -76,6 +85,7 @@ def main():
     ap.add_argument("--ids")
     ap.add_argument("--below", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--group", choices=["bins", "class"], default="bins")
     a = ap.parse_args()
     for path in (a.peer, a.perft):
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
@@ -108,14 +118,19 @@ def main():
 
     rows = []
     print(f"{'position':<10} {'men':>3} {'D':>2}  {'ours G Ir':>9} {'s':>6} {'G/s':>5}"
-          f"  {'peer G Ir':>9} {'s':>6} {'G/s':>5}  {'Ir o/p':>6} {'rate o/p':>8} {'speed o/p':>9}")
+          f"  {'peer G Ir':>9} {'s':>6} {'G/s':>5}  {'Ir o/p':>6} {'rate o/p':>8} {'speed o/p':>9}"
+          f"  {'mispr o/p':>9}")
     for p in positions:
         fen, c, d = p["fen"], p["counts"], p["depth"]
         k = d - a.below
-        ours_ir = instructions(ours_args(fen, k)) - instructions(ours_args(fen, 1))
-        peer_ir = instructions(peer_args(fen, k)) - instructions(peer_args(fen, 1))
-        ours_ir *= c[d] / c[k]
-        peer_ir *= sum(c[i] for i in range(2, d + 1)) / sum(c[i] for i in range(2, k + 1))
+        (ours_ir, ours_mis), (ours_ir1, ours_mis1) = (
+            instructions(ours_args(fen, k)), instructions(ours_args(fen, 1)))
+        (peer_ir, peer_mis), (peer_ir1, peer_mis1) = (
+            instructions(peer_args(fen, k)), instructions(peer_args(fen, 1)))
+        ours_scale = c[d] / c[k]
+        peer_scale = sum(c[i] for i in range(2, d + 1)) / sum(c[i] for i in range(2, k + 1))
+        ours_ir, ours_mis = (ours_ir - ours_ir1) * ours_scale, (ours_mis - ours_mis1) * ours_scale
+        peer_ir, peer_mis = (peer_ir - peer_ir1) * peer_scale, (peer_mis - peer_mis1) * peer_scale
         times = {"ours": [], "peer": []}
         for r in range(a.rounds):
             order = ["ours", "peer"] if r % 2 == 0 else ["peer", "ours"]
@@ -137,21 +152,32 @@ def main():
         credited = sum(c[i] for i in range(1, d + 1))
         row = {
             "id": p["id"], "men": men(fen), "depth": d,
+            "class": p["comment"].split(",")[0].strip() or "(none)",
             "ir": ours_ir / peer_ir,
+            "mispredicts": ours_mis / peer_mis,
             "rate": (ours_ir / to) / (peer_ir / tp),
             "speed": (c[d] / to) / (credited / tp),
         }
         rows.append(row)
         print(f"{p['id']:<10} {row['men']:>3} {d:>2}  {ours_ir / 1e9:>9.2f} {to:>6.3f} "
               f"{ours_ir / to / 1e9:>5.1f}  {peer_ir / 1e9:>9.2f} {tp:>6.3f} {peer_ir / tp / 1e9:>5.1f}"
-              f"  {row['ir']:>6.2f} {row['rate']:>8.2f} {row['speed']:>9.2f}", flush=True)
-    print("\ngeometric means per bin of men: Ir ours/peer, rate ours/peer, speed ours/peer")
-    for lo, hi, name in BINS + [(0, 99, "all")]:
-        sel = [r for r in rows if lo <= r["men"] <= hi]
+              f"  {row['ir']:>6.2f} {row['rate']:>8.2f} {row['speed']:>9.2f}"
+              f"  {row['mispredicts']:>9.2f}", flush=True)
+    if a.group == "class":
+        classes = list(dict.fromkeys(r["class"] for r in rows))
+        groups = [(name, [r for r in rows if r["class"] == name]) for name in classes]
+    else:
+        groups = [(name, [r for r in rows if lo <= r["men"] <= hi]) for lo, hi, name in BINS]
+    groups.append(("all", rows))
+    print(f"\ngeometric means per {'class' if a.group == 'class' else 'bin of men'}:"
+          " Ir, rate, speed and mispredicts, ours/peer")
+    width = max(len(name) for name, _ in groups)
+    for name, sel in groups:
         if sel:
-            print(f"  {name:<9} {len(sel):>2} positions  Ir {geomean([r['ir'] for r in sel]):.2f}"
+            print(f"  {name:<{width}} {len(sel):>2} positions  Ir {geomean([r['ir'] for r in sel]):.2f}"
                   f"  rate {geomean([r['rate'] for r in sel]):.2f}"
-                  f"  speed {geomean([r['speed'] for r in sel]):.2f}")
+                  f"  speed {geomean([r['speed'] for r in sel]):.2f}"
+                  f"  mispredicts {geomean([r['mispredicts'] for r in sel]):.2f}")
 
 
 if __name__ == "__main__":
