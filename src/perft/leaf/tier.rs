@@ -93,7 +93,10 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
             // the sliders seen through one piece of O must be the same. Per
             // slider of S on the king's lines, from the pieces between them:
             // none is a check, one of O's is that xray (no chain of two
-            // lookups).
+            // lookups: the checks and xrays by two lookups per slider kind
+            // from the king, the second through O's first pieces, cost
+            // 3-5 % more instructions on the endings set's two bins of men
+            // for 0.3-3 % fewer simulated mispredicts).
             let snipers = (rook_rays(king) & orthogonal) | (bishop_rays(king) & diagonal);
             let mut checkers = Bitboard::EMPTY;
             let mut xray = Bitboard::EMPTY;
