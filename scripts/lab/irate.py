@@ -33,15 +33,16 @@ credit being perft D over the sum of perft 1..D (the peer counts them all),
 so a gap can be told apart as more work or slower work. Instructions are
 valgrind's (cachegrind, start-up subtracted: a depth-1 run of the same
 position), and so are the mispredicts beside them (its branch simulation,
-scaled the same way: a simple predictor's, not a CPU's, but one slower rate
-often goes with many more of them); CPU time is user + system of the whole process at the timed
-depth. Both programs are timed in the same round, alternating; the peer is
-credited with the sum of its counts 1..D, as its instruction count covers
-them all (scripts/lab/peers.py instead times depth D's share of the peer's run
-by its own clock, so this speed column can differ from peers.py's). Per
-position and as geometric means per bin of men: instructions (G), CPU
-seconds, G instructions per second, and the three ratios. Exit 1 when a
-program fails or a count differs from the EPD's, 2 on a usage error.
+scaled the same way: a simple predictor's, not a CPU's, yet a lower rate
+often comes with more of them); CPU time is user + system of the whole
+process at the timed depth. Both programs are timed in the same round,
+alternating; the peer is credited with the sum of its counts 1..D, as its
+instruction count covers them all (scripts/lab/peers.py instead times depth
+D's share of the peer's run by its own clock, so this speed column can
+differ from peers.py's). Per position, and as geometric means per bin of
+men or per class: instructions (G), CPU seconds, G instructions per second,
+the three ratios and the mispredicts' ratio. Exit 1 when a program fails or
+a count differs from the EPD's, 2 on a usage error.
 """
 
 import argparse
@@ -131,6 +132,8 @@ def main():
         peer_scale = sum(c[i] for i in range(2, d + 1)) / sum(c[i] for i in range(2, k + 1))
         ours_ir, ours_mis = (ours_ir - ours_ir1) * ours_scale, (ours_mis - ours_mis1) * ours_scale
         peer_ir, peer_mis = (peer_ir - peer_ir1) * peer_scale, (peer_mis - peer_mis1) * peer_scale
+        if min(ours_mis, peer_mis) <= 0:
+            fail(f"{p['id']}: no mispredicts beyond start-up at depth {k}; use a smaller --below")
         times = {"ours": [], "peer": []}
         for r in range(a.rounds):
             order = ["ours", "peer"] if r % 2 == 0 else ["peer", "ours"]
