@@ -64,6 +64,24 @@ def ensure_module(name, requirement, who):
 BINS = [(2, 10, "up to 10"), (11, 16, "11-16"), (17, 24, "17-24"), (25, 32, "25-32")]
 
 
+def signature_class(comment):
+    """A position's class: the first item of its `c0` comment (the signature
+    classes of positions/endings.epd), "(none)" without one."""
+    return comment.split(",")[0].strip() or "(none)"
+
+
+def groups(rows, kind):
+    """Rows (dicts with "men" and "class") per bin of men (`bins`) or per class
+    (`class`, in order of first appearance), then ("all", rows); empty groups
+    are left out."""
+    if kind == "class":
+        names = list(dict.fromkeys(r["class"] for r in rows))
+        out = [(name, [r for r in rows if r["class"] == name]) for name in names]
+    else:
+        out = [(name, [r for r in rows if lo <= r["men"] <= hi]) for lo, hi, name in BINS]
+    return [(name, sel) for name, sel in out + [("all", rows)] if sel]
+
+
 def geomean(xs):
     """The geometric mean of positive numbers (NaN for none)."""
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")

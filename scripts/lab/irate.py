@@ -56,7 +56,7 @@ import sys
 
 # scriptlib.py lives in scripts/, one folder up.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from scriptlib import BINS, EpdError, geomean, men, read_epd, run_timed  # noqa: E402
+from scriptlib import EpdError, geomean, groups, men, read_epd, run_timed, signature_class  # noqa: E402
 
 
 def fail(message, code=1):
@@ -155,7 +155,7 @@ def main():
         credited = sum(c[i] for i in range(1, d + 1))
         row = {
             "id": p["id"], "men": men(fen), "depth": d,
-            "class": p["comment"].split(",")[0].strip() or "(none)",
+            "class": signature_class(p["comment"]),
             "ir": ours_ir / peer_ir,
             "mispredicts": ours_mis / peer_mis,
             "rate": (ours_ir / to) / (peer_ir / tp),
@@ -166,21 +166,15 @@ def main():
               f"{ours_ir / to / 1e9:>5.1f}  {peer_ir / 1e9:>9.2f} {tp:>6.3f} {peer_ir / tp / 1e9:>5.1f}"
               f"  {row['ir']:>6.2f} {row['rate']:>8.2f} {row['speed']:>9.2f}"
               f"  {row['mispredicts']:>9.2f}", flush=True)
-    if a.group == "class":
-        classes = list(dict.fromkeys(r["class"] for r in rows))
-        groups = [(name, [r for r in rows if r["class"] == name]) for name in classes]
-    else:
-        groups = [(name, [r for r in rows if lo <= r["men"] <= hi]) for lo, hi, name in BINS]
-    groups.append(("all", rows))
+    grouped = groups(rows, a.group)
     print(f"\ngeometric means per {'class' if a.group == 'class' else 'bin of men'}:"
           " Ir, rate, speed and mispredicts, ours/peer")
-    width = max(len(name) for name, _ in groups)
-    for name, sel in groups:
-        if sel:
-            print(f"  {name:<{width}} {len(sel):>2} positions  Ir {geomean([r['ir'] for r in sel]):.2f}"
-                  f"  rate {geomean([r['rate'] for r in sel]):.2f}"
-                  f"  speed {geomean([r['speed'] for r in sel]):.2f}"
-                  f"  mispredicts {geomean([r['mispredicts'] for r in sel]):.2f}")
+    width = max(len(name) for name, _ in grouped)
+    for name, sel in grouped:
+        print(f"  {name:<{width}} {len(sel):>2} positions  Ir {geomean([r['ir'] for r in sel]):.2f}"
+              f"  rate {geomean([r['rate'] for r in sel]):.2f}"
+              f"  speed {geomean([r['speed'] for r in sel]):.2f}"
+              f"  mispredicts {geomean([r['mispredicts'] for r in sel]):.2f}")
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ import sys
 
 # scriptlib.py lives in scripts/, one folder up.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from scriptlib import BINS, EpdError, geomean, men, read_epd, run_timed  # noqa: E402
+from scriptlib import EpdError, geomean, groups, men, read_epd, run_timed, signature_class  # noqa: E402
 
 
 
@@ -183,7 +183,7 @@ def main():
         best_sum = [max(speed_sum[p][r] for p in valid) for r in range(a.rounds)]
         row = {"id": pos["id"], "fen": pos["fen"], "depth": pos["depth"], "men": men(pos["fen"]),
                "miscounted_by": wrong,
-               "class": pos["comment"].split(",")[0].strip() or "(none)",
+               "class": signature_class(pos["comment"]),
                "seconds": {n: statistics.median(x[1] for x in s) for n, s in samples.items()},
                "mnps": {n: statistics.median(v) / 1e6 for n, v in speed.items()},
                "samples": samples, "ratio": {}, "ratio_sum": {}, "spread": {}, "versus": {}}
@@ -210,15 +210,7 @@ def main():
     summary = {}
     print(f"\ngeometric means of ours/faster peer ({a.rounds} rounds, CPU time, 1 thread, "
           f"no table; peers: {', '.join(peers)})")
-    if a.group == "class":
-        classes = list(dict.fromkeys(r["class"] for r in results))
-        groups = [(c, [r for r in results if r["class"] == c]) for c in classes]
-    else:
-        groups = [(name, [r for r in results if lo <= r["men"] <= hi]) for lo, hi, name in BINS]
-    groups.append(("all", results))
-    for name, rows in groups:
-        if not rows:
-            continue
+    for name, rows in groups(results, a.group):
         summary[name] = {}
         parts = []
         for m in mine:
