@@ -5,18 +5,24 @@
     scripts/lab/icount_set.py --against NEW [--perft BIN] [--jobs J] ...
 
 For each line: cachegrind (valgrind, branch simulation on) runs `perft count
-D FEN --threads 1 --no-hash` with both counters (the default, with the
-leaf-parent shortcut, and `--plain`), D being K plies below the line's deepest
-;Dn (default K=1). Printed per position and summed per bin of men (up to 10,
-11-16, 17-24, 25-32): instructions (Ir) per leaf and per leaf parent (the
-;D(D-1) count), simulated mispredicts per leaf parent, and the plain/default
-Ir ratio (above 1: the shortcut saves work). Start-up (a `perft count 1` of
-the same position) is subtracted. Needs valgrind; about 2 s per position.
+D FEN --threads 1 --no-hash` with both counters (`--shortcut`, the
+leaf-parent shortcut, and `--plain`), D being K plies below the line's
+deepest ;Dn (default K=1). Printed per position and summed per bin of men (up
+to 10, 11-16, 17-24, 25-32): instructions (Ir) per leaf and per leaf parent
+(the ;D(D-1) count), simulated mispredicts per leaf parent, and the
+plain/shortcut Ir ratio (above 1: the shortcut saves work). Start-up (a
+`perft count 1` of the same position) is subtracted. Needs valgrind; about 2 s
+per position.
 
-With --against NEW, compares two builds instead (the default counter of
+With --against NEW, compares two builds instead (the shortcut counter of
 each): per position and as geometric means per bin, NEW's Ir and
 mispredicts over BIN's, and an estimate of the cycle ratio (Ir/3 + 15 per
 mispredict; a ranking aid, not a timing), J positions at a time.
+
+Both modes name the counter (`--shortcut`): from depth 6 the default counter
+times the two on samples and runs the faster, and under valgrind that choice
+can flip between runs and builds (speed-07 at depth 6: 1.5x the instructions
+when one build chose the plain loop).
 """
 
 import math
@@ -59,12 +65,12 @@ def main():
         compare(a)
         return
     sums = {}
-    print(f"{'id':<10} men  D  Ir/leaf  Ir/parent  mispr/parent  plain Ir/parent  plain/default")
+    print(f"{'id':<10} men  D  Ir/leaf  Ir/parent  mispr/parent  plain Ir/parent  plain/shortcut")
     for ident, fen, n_men, depth, counts in positions(a):
         base = [a.perft, "count", "1", fen, "--threads", "1", "--no-hash", "-q"]
         ir0, bm0 = cachegrind(base)
         run = [a.perft, "count", str(depth), fen, "--threads", "1", "--no-hash", "-q"]
-        ir, bm = cachegrind(run)
+        ir, bm = cachegrind(run + ["--shortcut"])
         irp, bmp = cachegrind(run + ["--plain"])
         ir, bm, irp, bmp = ir - ir0, bm - bm0, irp - ir0, bmp - bm0
         leaves, parents = counts[depth], counts[depth - 1]
@@ -75,11 +81,11 @@ def main():
                 s = sums.setdefault(name, [0, 0, 0, 0, 0, 0])
                 for i, v in enumerate((ir, bm, irp, bmp, leaves, parents)):
                     s[i] += v
-    print("\nper bin (sums): Ir/leaf, Ir/leaf parent, mispredicts/leaf parent, default and plain")
+    print("\nper bin (sums): Ir/leaf, Ir/leaf parent, mispredicts/leaf parent, shortcut and plain")
     for _, _, name in BINS:
         if name in sums:
             ir, bm, irp, bmp, leaves, parents = sums[name]
-            print(f"  {name:<9} default {ir / leaves:6.1f} Ir/leaf {ir / parents:6.0f} Ir/parent "
+            print(f"  {name:<9} shortcut {ir / leaves:6.1f} Ir/leaf {ir / parents:6.0f} Ir/parent "
                   f"{bm / parents:5.2f} mispr/parent | plain {irp / leaves:6.1f} Ir/leaf "
                   f"{irp / parents:6.0f} Ir/parent {bmp / parents:5.2f} mispr/parent")
 
@@ -107,7 +113,7 @@ def compare(a):
     def costs(binary, fen, depth):
         args = ["--threads", "1", "--no-hash", "-q"]
         ir0, bm0 = cachegrind([binary, "count", "1", fen] + args)
-        ir, bm = cachegrind([binary, "count", str(depth), fen] + args)
+        ir, bm = cachegrind([binary, "count", str(depth), fen, "--shortcut"] + args)
         return ir - ir0, bm - bm0
 
     def one(p):
