@@ -51,6 +51,13 @@ pub(super) struct Footprint {
     /// [`Children::tier`](super::children::Children::tier) (which would find
     /// the check and give up).
     pub(super) checks: Zone,
+    /// By kind of piece, the squares from which it would pin a piece of `O`
+    /// (the king's lines of `S`'s slider kinds past `O`'s first piece, up to
+    /// and with the next): a slider of `S` arriving there changes
+    /// [`Footprint::xray`], and the tier gives the move up. With it and
+    /// [`Footprint::checks`], a move that does not start on
+    /// [`Footprint::lines`] needs no look along them.
+    pub(super) pins: Zone,
     /// The sliders of `S` that `O`'s king sees through one piece of `O`
     /// on its lines (its pinners; the same set after a move means the same
     /// pins and pin lines).
@@ -141,6 +148,18 @@ impl Footprint {
             | (xray_orthogonal & !orthogonal_line & orthogonal_sliders);
         shortcut.footprint.pin_lines = pin_lines;
         shortcut.footprint.lines = xray_diagonal | xray_orthogonal;
+        let (pin_diagonal, pin_orthogonal) = (
+            xray_diagonal & !diagonal_line,
+            xray_orthogonal & !orthogonal_line,
+        );
+        shortcut.footprint.pins = Zone([
+            Bitboard::EMPTY,
+            Bitboard::EMPTY,
+            pin_diagonal,
+            pin_orthogonal,
+            pin_diagonal | pin_orthogonal,
+            Bitboard::EMPTY,
+        ]);
         shortcut.footprint.checks = Zone([
             pawn_attacks(o, king),
             knight_attacks(king),

@@ -60,11 +60,12 @@
 //! (in the speed set's bin of up to 10 men, 62 % of the moves were made,
 //! and their children's counts took 63 % of the time of `speed-01`). The
 //! *king tier* ([`Children::tier`](children::Children::tier)) counts most of them without a make
-//! either, when `O` has no castling right: for a move on `O`'s king lines
+//! either, when `O` has no castling right: for a move from `O`'s king lines
 //! it looks at the pieces between `O`'s king and each slider of `S` on
 //! those lines in the child, and gives up on a check or on any change in
 //! the sliders of `S` that `O`'s king sees through one of its pieces (a
-//! pin gained, lost or moved); otherwise `O`'s pins, and so
+//! pin gained, lost or moved); a move onto them is judged from the squares
+//! where its piece would check or pin. Otherwise `O`'s pins, and so
 //! the moves of its pinned pieces, are those of `P`, and its count is the
 //! passed position's count of its other pieces plus the mobility delta,
 //! plus its king's squares that `S` does not attack after the move (one

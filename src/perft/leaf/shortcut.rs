@@ -175,6 +175,7 @@ impl Shortcut {
             king: Zone([Bitboard::EMPTY; 6]),
             ep: Bitboard::EMPTY,
             checks: Zone([Bitboard::EMPTY; 6]),
+            pins: Zone([Bitboard::EMPTY; 6]),
             xray: Bitboard::EMPTY,
             pin_lines: Bitboard::EMPTY,
             complete: [false; 6],
