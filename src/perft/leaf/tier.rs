@@ -98,7 +98,7 @@ impl<C: Cpu, S: Side> Children<'_, C, S> {
         // queens, rooks or minor pieces): this form has 6-10 % fewer
         // simulated mispredicts and 1-3.5 % fewer instructions on the
         // endings with queen against pieces, rooks and minor pieces, and
-        // queens on both sides (cachegrind, Intel SPR build), the speed set
+        // queens on both sides (cachegrind, `--shortcut`), the speed set
         // even. Running it for every move was slower: 0.965x on endings-66,
         // AMD Zen 5.
         if fp.lines.contains(from) || (piece != new && !fp.complete[new.index()]) {
