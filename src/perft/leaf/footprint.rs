@@ -79,8 +79,9 @@ pub(super) struct Footprint {
     /// ([`Children::promotion_unmade`](super::children::Children::promotion_unmade)).
     pub(super) complete: [bool; 6],
     /// The lines from `O`'s king, for the slider kinds `S` has, up to the
-    /// second piece: a move that neither starts nor ends on them gives no
-    /// check from a slider and leaves [`Footprint::xray`] as it is.
+    /// second piece: a move that does not start on them uncovers no check
+    /// from a slider, and what it does arriving on them is in
+    /// [`Footprint::checks`] and [`Footprint::pins`].
     pub(super) lines: Bitboard,
     /// `O`'s king area: its king's square, the squares next to it that its
     /// pieces leave free, and the squares a possible castling crosses.
